@@ -1,0 +1,118 @@
+package meta
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+	"time"
+)
+
+func sampleObject() *Object {
+	return &Object{
+		Bucket: "b", Key: "dir/ünï", Stamp: Stamp{Nanos: 42, Writer: "gw1"}, Size: 5, ETag: "abc",
+		ContentType: "text/plain", UserMeta: map[string]string{"a": "1"}, Code: Code{K: 4, M: 2},
+		BlockSize: 1 << 20, Parts: []Part{{Number: 1, Size: 5, ETag: "abc"}},
+		Distribution: []PeerID{"p1", "p2", "p3", "p4", "p5", "p6"}, ModTime: time.Unix(1, 0).UTC(),
+		ShardIndex: 3, Inline: []byte("hello"), Inlined: true,
+	}
+}
+
+func TestObjectRoundTrip(t *testing.T) {
+	for _, inline := range [][]byte{nil, {}, []byte("x"), bytes.Repeat([]byte{7}, 70000)} {
+		o := sampleObject()
+		o.Inline = inline
+		b, err := MarshalObject(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := UnmarshalObject(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Inline, inline) || got.Key != o.Key || got.Stamp != o.Stamp || got.ShardIndex != 3 || len(got.Distribution) != 6 {
+			t.Fatalf("round trip changed the record: %+v", got)
+		}
+	}
+}
+
+// TestEveryByteFlipDetected flips each byte of an encoded record in turn:
+// every damaged copy must be rejected with ErrCorrupt.
+func TestEveryByteFlipDetected(t *testing.T) {
+	b, err := MarshalObject(sampleObject())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range b {
+		c := append([]byte(nil), b...)
+		c[i] ^= 0x01
+		if _, err := UnmarshalObject(c); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("flip at byte %d of %d: err = %v, want ErrCorrupt", i, len(b), err)
+		}
+	}
+	for n := 0; n < len(b); n += 7 {
+		if _, err := UnmarshalObject(b[:n]); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("truncated to %d bytes: err = %v", n, err)
+		}
+	}
+}
+
+func TestParseCode(t *testing.T) {
+	cases := []struct {
+		in   string
+		want Code
+		ok   bool
+	}{
+		{"4+2", Code{4, 2}, true}, {" 10+4 ", Code{10, 4}, true}, {"1+0", Code{1, 0}, true},
+		{"0+2", Code{}, false}, {"4-2", Code{}, false}, {"a+b", Code{}, false}, {"200+100", Code{}, false}, {"4+-1", Code{}, false},
+	}
+	for _, tc := range cases {
+		got, err := ParseCode(tc.in)
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("ParseCode(%q) = %v, %v", tc.in, got, err)
+		}
+	}
+}
+
+func TestWriteQuorum(t *testing.T) {
+	cases := []struct {
+		c    Code
+		want int
+	}{{Code{4, 2}, 4}, {Code{2, 1}, 2}, {Code{3, 3}, 4}, {Code{6, 3}, 6}, {Code{10, 4}, 10}, {Code{1, 1}, 2}, {Code{1, 0}, 1}}
+	for _, tc := range cases {
+		if got := tc.c.WriteQuorum(); got != tc.want {
+			t.Errorf("%v.WriteQuorum() = %d, want %d", tc.c, got, tc.want)
+		}
+	}
+}
+
+func TestStampOrder(t *testing.T) {
+	a, b, c := Stamp{1, "a"}, Stamp{1, "b"}, Stamp{2, "a"}
+	if !a.Less(b) || !b.Less(c) || c.Less(a) || a.Less(a) {
+		t.Fatal("stamps misordered")
+	}
+	if a.String() >= c.String() {
+		t.Fatal("stamp strings do not sort like stamps")
+	}
+}
+
+func FuzzUnmarshal(f *testing.F) {
+	b, _ := MarshalObject(sampleObject())
+	f.Add(b)
+	f.Add([]byte("TSM\x01\x00\x00\x00\x02{}\x00\x00\x00\x00\x00\x00\x00\x00"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		o, err := UnmarshalObject(data)
+		if err != nil {
+			if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("error not ErrCorrupt: %v", err)
+			}
+			return
+		}
+		again, err := MarshalObject(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := UnmarshalObject(again); err != nil {
+			t.Fatalf("re-encoded record does not decode: %v", err)
+		}
+	})
+}

@@ -1,0 +1,182 @@
+package meta
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Sentinel errors shared by the storage peer, its client and the object layer.
+var (
+	ErrNotFound       = errors.New("not found")
+	ErrBucketNotFound = errors.New("bucket not found")
+	ErrBucketExists   = errors.New("bucket already exists")
+	ErrBucketNotEmpty = errors.New("bucket not empty")
+	ErrUploadNotFound = errors.New("upload not found")
+	// ErrStale reports a write whose stamp is older than what the peer holds.
+	ErrStale = errors.New("stale version")
+	// ErrCorrupt reports a record that failed its checksum or did not parse.
+	ErrCorrupt = errors.New("corrupt record")
+)
+
+// PeerID names a storage peer; stable across restarts.
+type PeerID string
+
+// Code is a Reed-Solomon code: K data shards plus M parity shards.
+type Code struct {
+	K int `json:"k"`
+	M int `json:"m"`
+}
+
+// N is the number of shards of the code.
+func (c Code) N() int { return c.K + c.M }
+
+func (c Code) String() string { return fmt.Sprintf("%d+%d", c.K, c.M) }
+
+// Valid reports whether the code is usable.
+func (c Code) Valid() bool { return c.K >= 1 && c.M >= 0 && c.K+c.M <= 256 }
+
+// ParseCode parses "K+M".
+func ParseCode(s string) (Code, error) {
+	ks, ms, ok := strings.Cut(strings.TrimSpace(s), "+")
+	if !ok {
+		return Code{}, fmt.Errorf("code %q: want K+M", s)
+	}
+	k, err1 := strconv.Atoi(ks)
+	m, err2 := strconv.Atoi(ms)
+	c := Code{K: k, M: m}
+	if err1 != nil || err2 != nil || !c.Valid() {
+		return Code{}, fmt.Errorf("code %q: want K+M with K>=1, M>=0, K+M<=256", s)
+	}
+	return c, nil
+}
+
+// WriteQuorum is the number of peers that must commit a write. As in MinIO,
+// K suffices when parity is smaller than data, and K+1 otherwise so that two
+// disjoint write quorums cannot both exist.
+func (c Code) WriteQuorum() int {
+	if c.M == 0 {
+		return c.K
+	}
+	if c.K > c.M {
+		return c.K
+	}
+	return c.K + 1
+}
+
+// Stamp orders versions of one key: last writer wins. Nanos is the writing
+// gateway's wall clock; Writer breaks ties between gateways.
+type Stamp struct {
+	Nanos  int64  `json:"nanos"`
+	Writer string `json:"writer"`
+}
+
+// Less reports whether s is older than o.
+func (s Stamp) Less(o Stamp) bool {
+	if s.Nanos != o.Nanos {
+		return s.Nanos < o.Nanos
+	}
+	return s.Writer < o.Writer
+}
+
+// IsZero reports whether s is unset.
+func (s Stamp) IsZero() bool { return s.Nanos == 0 && s.Writer == "" }
+
+// String is a file-name-safe, sortable rendering, used to name data dirs.
+func (s Stamp) String() string { return fmt.Sprintf("%019d-%s", s.Nanos, safeName(s.Writer)) }
+
+func safeName(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_'
+		if !ok {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
+
+// Part is one independently erasure-coded segment of an object. A single
+// PUT has one part numbered 1; a multipart upload has one per uploaded part.
+type Part struct {
+	Number int    `json:"number"`
+	Size   int64  `json:"size"`
+	ETag   string `json:"etag"` // hex MD5 of the part's bytes
+}
+
+// Object is an object's metadata as stored on each of its n peers. Every
+// peer holds the same record except ShardIndex and Inline.
+type Object struct {
+	Bucket       string            `json:"bucket"`
+	Key          string            `json:"key"`
+	Stamp        Stamp             `json:"stamp"`
+	Deleted      bool              `json:"deleted,omitempty"` // tombstone
+	Size         int64             `json:"size"`
+	ETag         string            `json:"etag"` // hex, without quotes; multipart: "hex-N"
+	ContentType  string            `json:"content_type,omitempty"`
+	UserMeta     map[string]string `json:"user_meta,omitempty"` // x-amz-meta-* names, lowercase, without the prefix
+	Headers      map[string]string `json:"headers,omitempty"`   // other stored headers, canonical names
+	StorageClass string            `json:"storage_class,omitempty"`
+	Code         Code              `json:"code"`
+	BlockSize    int               `json:"block_size"`
+	Parts        []Part            `json:"parts,omitempty"`
+	// Distribution maps shard index to the peer holding it.
+	Distribution []PeerID  `json:"distribution"`
+	ModTime      time.Time `json:"mod_time"`
+	Epoch        uint64    `json:"epoch,omitempty"`
+	// ShardIndex is the shard this copy's peer holds.
+	ShardIndex int `json:"shard_index"`
+	// Inline holds this peer's shard bytes of the single part when the
+	// object is small enough to live inside its metadata record (one
+	// durable write per peer). Nil for objects stored in shard files.
+	Inline []byte `json:"-"`
+	// Inlined is true when every peer's shard is in Inline (Inline may be
+	// empty for a 0-byte object).
+	Inlined bool `json:"inlined,omitempty"`
+}
+
+// Entry is one line of a peer's sorted listing.
+type Entry struct {
+	Key          string    `json:"key"`
+	Stamp        Stamp     `json:"stamp"`
+	Deleted      bool      `json:"deleted,omitempty"`
+	Size         int64     `json:"size"`
+	ETag         string    `json:"etag"`
+	ModTime      time.Time `json:"mod_time"`
+	StorageClass string    `json:"storage_class,omitempty"`
+}
+
+// EntryOf returns the listing line for o.
+func EntryOf(o *Object) Entry {
+	return Entry{Key: o.Key, Stamp: o.Stamp, Deleted: o.Deleted, Size: o.Size, ETag: o.ETag,
+		ModTime: o.ModTime, StorageClass: o.StorageClass}
+}
+
+// Upload is an in-progress multipart upload as stored on each of its n
+// peers. Its placement is fixed at creation so every part lands on the same
+// peers with the same shard indexes.
+type Upload struct {
+	Bucket       string            `json:"bucket"`
+	Key          string            `json:"key"`
+	UploadID     string            `json:"upload_id"`
+	Initiated    time.Time         `json:"initiated"`
+	ContentType  string            `json:"content_type,omitempty"`
+	UserMeta     map[string]string `json:"user_meta,omitempty"`
+	Headers      map[string]string `json:"headers,omitempty"`
+	StorageClass string            `json:"storage_class,omitempty"`
+	Code         Code              `json:"code"`
+	BlockSize    int               `json:"block_size"`
+	Distribution []PeerID          `json:"distribution"`
+	ShardIndex   int               `json:"shard_index"`
+	// Parts is filled by the peer when the upload is read back: the parts
+	// committed so far, sorted by number.
+	Parts []Part `json:"parts,omitempty"`
+}
+
+// Bucket is a bucket record, stored on every peer.
+type Bucket struct {
+	Name    string    `json:"name"`
+	Created time.Time `json:"created"`
+}

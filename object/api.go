@@ -1,0 +1,131 @@
+package object
+
+import (
+	"errors"
+	"time"
+
+	"tessera/meta"
+)
+
+// Errors the gateway maps to S3 error codes. Bucket and object absence are
+// the meta sentinels, re-exported so callers need one import.
+var (
+	ErrBucketNotFound = meta.ErrBucketNotFound
+	ErrBucketExists   = meta.ErrBucketExists
+	ErrBucketNotEmpty = meta.ErrBucketNotEmpty
+	ErrObjectNotFound = meta.ErrNotFound
+	ErrUploadNotFound = meta.ErrUploadNotFound
+
+	// ErrQuorum: too few peers answered or agreed (S3: 503 SlowDown).
+	ErrQuorum = errors.New("quorum not reached")
+	// ErrInvalidPart: a completed part is unknown or its ETag differs.
+	ErrInvalidPart = errors.New("invalid part")
+	// ErrInvalidPartOrder: parts not in ascending order.
+	ErrInvalidPartOrder = errors.New("invalid part order")
+	// ErrEntityTooSmall: a part other than the last is under MinPartSize.
+	ErrEntityTooSmall = errors.New("entity too small")
+	// ErrEntityTooLarge: an object or part over the size limits.
+	ErrEntityTooLarge = errors.New("entity too large")
+	// ErrInvalidStorageClass: unknown x-amz-storage-class.
+	ErrInvalidStorageClass = errors.New("invalid storage class")
+	// ErrCodeTooWide: the code needs more peers than the ring has.
+	ErrCodeTooWide = errors.New("erasure code wider than the cluster")
+	// ErrIncompleteBody: the body ended before the declared size.
+	ErrIncompleteBody = errors.New("incomplete body")
+	// ErrInvalidRange: the requested range is not satisfiable.
+	ErrInvalidRange = errors.New("invalid range")
+)
+
+// S3 limits.
+const (
+	MinPartSize    = 5 << 20
+	MaxPartSize    = 5 << 30
+	MaxPartNumber  = 10000
+	MaxObjectSize  = 5 << 40
+	MaxPutSize     = 5 << 30
+	DefaultMaxKeys = 1000
+)
+
+// BucketInfo describes a bucket.
+type BucketInfo struct {
+	Name    string
+	Created time.Time
+}
+
+// ObjectInfo describes an object version as S3 reports it.
+type ObjectInfo struct {
+	Bucket       string
+	Key          string
+	Size         int64
+	ETag         string // hex, no quotes; multipart "hex-N"
+	ModTime      time.Time
+	ContentType  string
+	UserMeta     map[string]string // lowercase names without "x-amz-meta-"
+	Headers      map[string]string // other stored headers (Cache-Control, ...)
+	StorageClass string            // "STANDARD", "REDUCED_REDUNDANCY" or a --storage-class name
+	Parts        int               // number of parts (1 for single PUT)
+}
+
+// PutOptions carry what a PUT or multipart create stores besides the bytes.
+type PutOptions struct {
+	ContentType  string
+	UserMeta     map[string]string
+	Headers      map[string]string
+	StorageClass string // "" means STANDARD
+	// ContentMD5, when set, must equal the body's MD5 or the write fails
+	// with ErrBadDigest before anything is committed.
+	ContentMD5 []byte
+}
+
+// CopyOptions tune CopyObject.
+type CopyOptions struct {
+	// Replace, when true, takes metadata from Put instead of the source
+	// (x-amz-metadata-directive: REPLACE).
+	Replace bool
+	Put     PutOptions
+}
+
+// ListOptions select a page of ListObjects.
+type ListOptions struct {
+	Prefix    string
+	Delimiter string
+	// After: return keys (and common prefixes) strictly greater than this
+	// (start-after or the decoded continuation token).
+	After   string
+	MaxKeys int
+}
+
+// ListResult is one page of a listing.
+type ListResult struct {
+	Objects     []ObjectInfo
+	Prefixes    []string
+	IsTruncated bool
+	// NextAfter is the last key or common prefix returned; pass it as After
+	// to continue.
+	NextAfter string
+}
+
+// PartInfo describes an uploaded part.
+type PartInfo struct {
+	Number  int
+	Size    int64
+	ETag    string
+	ModTime time.Time
+}
+
+// CompletePart is one entry of a CompleteMultipartUpload body.
+type CompletePart struct {
+	Number int
+	ETag   string // hex, quotes already stripped
+}
+
+// ListPartsResult is one page of ListParts.
+type ListPartsResult struct {
+	Parts                []PartInfo
+	IsTruncated          bool
+	NextPartNumberMarker int
+	StorageClass         string
+}
+
+// ErrBadDigest: the body's MD5 differs from Content-MD5.
+var ErrBadDigest = errors.New("bad digest")

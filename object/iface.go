@@ -1,0 +1,72 @@
+package object
+
+import (
+	"context"
+	"io"
+
+	"tessera/meta"
+)
+
+// ShardClient is what the object layer needs from one storage peer.
+// peer.Client implements it over the peer's authenticated shard API.
+// Errors that callers branch on wrap the meta sentinels (meta.ErrNotFound,
+// meta.ErrBucketNotFound, meta.ErrStale, ...); anything else is a transport
+// or disk failure of that peer. Every method is safe for concurrent use.
+type ShardClient interface {
+	// Buckets.
+	MakeBucket(ctx context.Context, b meta.Bucket) error // meta.ErrBucketExists if present
+	StatBucket(ctx context.Context, bucket string) (meta.Bucket, error)
+	// DeleteBucket removes the bucket record; meta.ErrBucketNotEmpty if the
+	// peer holds any live (non-tombstone) object or upload in it.
+	DeleteBucket(ctx context.Context, bucket string) error
+	ListBuckets(ctx context.Context) ([]meta.Bucket, error)
+
+	// StageShard streams one shard file to the peer's temp area and fsyncs
+	// it. The returned id names it in a later Commit or CommitPart; staged
+	// files that are never committed are garbage the peer removes.
+	StageShard(ctx context.Context, r io.Reader) (tmpID string, err error)
+	// Commit atomically makes o visible on the peer: its staged shard files
+	// (staged[i] holds part o.Parts[i]; nil for inlined or deleted objects)
+	// move into place, then the record is written (tmp, fsync, rename, fsync
+	// dir). A record older than the one held fails with meta.ErrStale and
+	// changes nothing. A tombstone (o.Deleted) is committed the same way.
+	Commit(ctx context.Context, o *meta.Object, staged []string) error
+	// ReadMeta returns the peer's record for the key, tombstones included,
+	// with Inline filled for inlined objects.
+	ReadMeta(ctx context.Context, bucket, key string) (*meta.Object, error)
+	// ReadShard streams length bytes from offset of the shard file of part
+	// number part of version stamp. Bytes are returned as stored (per-block
+	// checksums included); the caller verifies them.
+	ReadShard(ctx context.Context, bucket, key string, stamp meta.Stamp, part int, offset, length int64) (io.ReadCloser, error)
+	// List returns up to limit entries with key > after and the given
+	// prefix, sorted by key, tombstones included.
+	List(ctx context.Context, bucket, prefix, after string, limit int) ([]meta.Entry, error)
+
+	// Multipart uploads. Parts are staged with StageShard first.
+	PutUpload(ctx context.Context, u *meta.Upload) error
+	// GetUpload returns the upload with the parts committed so far.
+	GetUpload(ctx context.Context, bucket, key, uploadID string) (*meta.Upload, error)
+	CommitPart(ctx context.Context, bucket, key, uploadID string, p meta.Part, tmpID string) error
+	// CompleteUpload commits o (as Commit does) taking the shard files of
+	// parts o.Parts from the upload, then removes the upload.
+	CompleteUpload(ctx context.Context, o *meta.Object, uploadID string) error
+	AbortUpload(ctx context.Context, bucket, key, uploadID string) error
+}
+
+// Cluster is what the object layer needs from membership and the ring.
+type Cluster interface {
+	// Placement returns n distinct peers for the key, in shard order.
+	Placement(bucket, key string, n int) ([]meta.PeerID, error)
+	// Peers returns every peer on the ring, alive or not, sorted.
+	Peers() []meta.PeerID
+	// Client returns the shard client of a peer.
+	Client(id meta.PeerID) (ShardClient, error)
+}
+
+// Scheduler orders the candidate shards of a read. object calls Order
+// with the n shard holders and gets back the shard indexes to fetch first
+// (the first k are tried first; the rest are fallbacks in order). sched
+// implements it; nil means shard order.
+type Scheduler interface {
+	Order(peers []meta.PeerID, k int, shardBytes int64) []int
+}

@@ -1,0 +1,123 @@
+package cluster
+
+import (
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hashicorp/memberlist"
+	"github.com/rs/zerolog"
+)
+
+// metaSource produces this node's encoded NodeMeta for memberlist.
+type metaSource struct {
+	id   string
+	role Role
+	fn   func() NodeMeta
+	log  zerolog.Logger
+
+	leaving atomic.Bool
+
+	mu   sync.Mutex
+	last []byte // the last encoding that fit; what a failed refresh falls back to
+}
+
+// current returns this node's meta with the fields the Node owns forced.
+func (s *metaSource) current() NodeMeta {
+	var m NodeMeta
+	if s.fn != nil {
+		m = s.fn()
+	}
+	m.ID, m.Role, m.Leaving = s.id, s.role, s.leaving.Load()
+	return m
+}
+
+// encode encodes the current meta and, if it fits, remembers it.
+func (s *metaSource) encode() ([]byte, error) {
+	b, err := EncodeMeta(s.current())
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.last = b
+	s.mu.Unlock()
+	return b, nil
+}
+
+// NodeMeta implements memberlist.Delegate. memberlist panics on meta over
+// the limit, so an oversized refresh re-advertises the last good one.
+func (s *metaSource) NodeMeta(limit int) []byte {
+	b, err := s.encode()
+	if err == nil && len(b) <= limit {
+		return b
+	}
+	s.log.Warn().Err(err).Int("limit", limit).Msg("node meta does not fit; advertising the previous one")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.last
+}
+
+// The rest of memberlist.Delegate: no user messages or state exchange yet.
+// Epoch records will travel through GetBroadcasts and LocalState.
+
+func (s *metaSource) NotifyMsg([]byte)                           {}
+func (s *metaSource) GetBroadcasts(overhead, limit int) [][]byte { return nil }
+func (s *metaSource) LocalState(join bool) []byte                { return nil }
+func (s *metaSource) MergeRemoteState(buf []byte, join bool)     {}
+
+// events feeds memberlist's membership events into the registry. Its
+// methods run with memberlist's node lock held: they must not block or
+// call into memberlist.
+type events struct {
+	reg *registry
+	log zerolog.Logger
+}
+
+func (e *events) NotifyJoin(n *memberlist.Node) {
+	m := e.record(n, StateAlive)
+	e.log.Info().Str("member", m.ID).Str("role", string(m.Role)).Str("addr", m.Addr).Msg("member alive")
+}
+
+// NotifyLeave cannot tell a leave from a death by n.State: memberlist
+// v0.7.0 keeps the state in a field shadowing Node.State and passes the
+// Node with it unset. A node that leaves says so in its meta first.
+func (e *events) NotifyLeave(n *memberlist.Node) {
+	m := e.record(n, StateDead)
+	e.log.Info().Str("member", m.ID).Str("role", string(m.Role)).Str("state", m.State.String()).Msg("member gone")
+}
+
+func (e *events) NotifyUpdate(n *memberlist.Node) {
+	m := e.record(n, StateAlive)
+	e.log.Debug().Str("member", m.ID).Msg("member meta updated")
+}
+
+// record stores what memberlist says about n. Meta that does not decode
+// leaves the previously known meta in place: a bad update must not drop
+// a peer from the ring. A node recorded Dead that announced it was
+// leaving is recorded Left.
+func (e *events) record(n *memberlist.Node, st State) Member {
+	if n.Name == "" {
+		return Member{} // cannot be keyed; memberlist should never send one
+	}
+	meta, err := DecodeMeta(n.Meta)
+	if err != nil {
+		e.log.Warn().Err(err).Str("member", n.Name).Msg("undecodable node meta")
+	}
+	addr := net.JoinHostPort(n.Addr.String(), strconv.Itoa(int(n.Port)))
+	var out Member
+	e.reg.update(n.Name, func(old Member, _ bool) Member {
+		m := old
+		if err == nil {
+			m.NodeMeta = meta
+		}
+		m.ID = n.Name // memberlist names are unique; meta cannot claim another's
+		m.State, m.Addr = st, addr
+		if st == StateDead && m.Leaving {
+			m.State = StateLeft
+		}
+		out = m
+		return m
+	})
+	return out
+}

@@ -1,0 +1,23 @@
+// Package cluster wires tessera nodes together with hashicorp/memberlist
+// gossip and turns what it learns into a view of the storage peers.
+//
+// Every node (storage peer or gateway) runs one Node. A Node gossips its
+// NodeMeta (role, shard API address, zone, capacity, free bytes) in
+// memberlist's node metadata, so it must encode within MetaMaxSize; Start
+// and UpdateMeta refuse meta that does not fit rather than let memberlist
+// panic. Gossip is encrypted and authenticated with a key derived from the
+// cluster secret, so a node with another secret can neither join nor read.
+//
+// Membership is not layout. A Node remembers every member it has ever seen
+// and only changes its State (Alive, Dead, Left), even after memberlist
+// forgets a dead node: a peer that is down stays on the ring, reads of its
+// shards go degraded, and only an explicit layout change (a later epoch)
+// removes it. View builds the ring from the peers a Node knows and rebuilds
+// it only when the set of peer IDs or zones changes, never because free
+// bytes or liveness changed.
+//
+// Concurrency: every Node and View method is safe for concurrent use.
+// memberlist calls the delegates with its own locks held, so they only
+// touch the Node's registry and never call back into memberlist. Close
+// stops memberlist and every goroutine it started.
+package cluster

@@ -1,0 +1,138 @@
+package cluster
+
+import (
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// State is a member's liveness as this node last learnt it.
+type State int
+
+// States. memberlist reports suspicion through no delegate, and its node
+// table cannot be read without racing its own locks, so a Node reports a
+// suspected member as Alive until it is declared Dead; StateSuspect is for
+// health layers that judge peers themselves.
+const (
+	StateAlive State = iota
+	StateSuspect
+	StateDead
+	StateLeft // left gracefully (Leave)
+)
+
+func (s State) String() string {
+	switch s {
+	case StateAlive:
+		return "alive"
+	case StateSuspect:
+		return "suspect"
+	case StateDead:
+		return "dead"
+	case StateLeft:
+		return "left"
+	}
+	return "unknown"
+}
+
+// Member is one node as this node sees it.
+type Member struct {
+	NodeMeta
+	State State
+	Addr  string    // gossip host:port
+	Since time.Time // when State last changed, by this node's clock
+}
+
+// registry is a Node's own, never-forgetting record of the members, fed
+// by memberlist's event delegate. Subscribers get a coalesced wake-up on
+// every change.
+type registry struct {
+	mu      sync.Mutex
+	members map[string]Member
+	subs    map[int]chan struct{}
+	nextSub int
+	closed  bool
+}
+
+func newRegistry() *registry {
+	return &registry{members: make(map[string]Member), subs: make(map[int]chan struct{})}
+}
+
+// update applies f to the member named id (the zero Member, ok false, if
+// new), stores the result and wakes subscribers. It is a no-op after
+// close: memberlist goroutines may still deliver events while shutting
+// down.
+func (r *registry) update(id string, f func(m Member, ok bool) Member) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return
+	}
+	old, ok := r.members[id]
+	m := f(old, ok)
+	if !ok || m.State != old.State {
+		m.Since = time.Now()
+	} else {
+		m.Since = old.Since
+	}
+	r.members[id] = m
+	for _, ch := range r.subs {
+		select {
+		case ch <- struct{}{}:
+		default: // a wake-up is already pending
+		}
+	}
+}
+
+func (r *registry) get(id string) (Member, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	m, ok := r.members[id]
+	return m, ok
+}
+
+// list returns the members keep selects, sorted by ID.
+func (r *registry) list(keep func(Member) bool) []Member {
+	r.mu.Lock()
+	out := make([]Member, 0, len(r.members))
+	for _, m := range r.members {
+		if keep == nil || keep(m) {
+			out = append(out, m)
+		}
+	}
+	r.mu.Unlock()
+	slices.SortFunc(out, func(a, b Member) int { return strings.Compare(a.ID, b.ID) })
+	return out
+}
+
+func (r *registry) subscribe() (<-chan struct{}, func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ch := make(chan struct{}, 1)
+	if r.closed {
+		close(ch)
+		return ch, func() {}
+	}
+	id := r.nextSub
+	r.nextSub++
+	r.subs[id] = ch
+	return ch, func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if c, ok := r.subs[id]; ok {
+			delete(r.subs, id)
+			close(c)
+		}
+	}
+}
+
+// close closes every subscription and freezes the registry.
+func (r *registry) close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closed = true
+	for id, ch := range r.subs {
+		delete(r.subs, id)
+		close(ch)
+	}
+}

@@ -1,0 +1,61 @@
+package cluster
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/memberlist"
+)
+
+// MetaMaxSize is the most bytes an encoded NodeMeta may take: memberlist
+// carries node metadata in every alive message and panics beyond it.
+const MetaMaxSize = memberlist.MetaMaxSize
+
+// ErrMetaTooLarge reports a NodeMeta whose encoding exceeds MetaMaxSize.
+var ErrMetaTooLarge = errors.New("cluster: node meta too large")
+
+// NodeMeta is what a node tells the cluster about itself. It travels in
+// every memberlist alive message, so it holds only slowly changing facts;
+// per-request load belongs elsewhere.
+type NodeMeta struct {
+	ID       string `json:"id"`
+	Role     Role   `json:"r"`
+	APIAddr  string `json:"a,omitempty"` // shard API (peers) or S3 endpoint (gateways)
+	Zone     string `json:"z,omitempty"` // failure domain
+	Capacity uint64 `json:"c,omitempty"` // bytes
+	Free     uint64 `json:"f,omitempty"` // bytes
+	// Leaving is set by Node.Leave just before the node's leave message,
+	// so that others record it as Left rather than Dead. The Node forces
+	// it; Config.Meta's value is ignored.
+	Leaving bool `json:"l,omitempty"`
+}
+
+// EncodeMeta encodes m compactly (JSON with one-letter keys), failing
+// with ErrMetaTooLarge if it does not fit MetaMaxSize.
+func EncodeMeta(m NodeMeta) ([]byte, error) {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("encode node meta: %w", err)
+	}
+	if len(b) > MetaMaxSize {
+		return nil, fmt.Errorf("node meta of %d bytes, limit %d: %w", len(b), MetaMaxSize, ErrMetaTooLarge)
+	}
+	return b, nil
+}
+
+// DecodeMeta parses what EncodeMeta produced. The input comes from other
+// nodes: anything malformed or oversized is an error, never a panic.
+func DecodeMeta(b []byte) (NodeMeta, error) {
+	if len(b) > MetaMaxSize {
+		return NodeMeta{}, fmt.Errorf("node meta of %d bytes: %w", len(b), ErrMetaTooLarge)
+	}
+	var m NodeMeta
+	if err := json.Unmarshal(b, &m); err != nil {
+		return NodeMeta{}, fmt.Errorf("decode node meta: %w", err)
+	}
+	if m.ID == "" {
+		return NodeMeta{}, errors.New("decode node meta: missing id")
+	}
+	return m, nil
+}

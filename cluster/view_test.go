@@ -1,0 +1,122 @@
+package cluster
+
+import (
+	"errors"
+	"slices"
+	"sync"
+	"testing"
+
+	"tessera/cluster/ring"
+	"tessera/meta"
+)
+
+// fakeMembership is a Membership the test edits directly.
+type fakeMembership struct {
+	mu sync.Mutex
+	ms map[string]Member
+}
+
+func (f *fakeMembership) put(m Member) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.ms == nil {
+		f.ms = map[string]Member{}
+	}
+	f.ms[m.ID] = m
+}
+
+func (f *fakeMembership) Peers() []Member {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []Member
+	for _, m := range f.ms {
+		if m.Role == RolePeer {
+			out = append(out, m)
+		}
+	}
+	slices.SortFunc(out, func(a, b Member) int {
+		if a.ID < b.ID {
+			return -1
+		}
+		if a.ID > b.ID {
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+func (f *fakeMembership) Member(id string) (Member, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	m, ok := f.ms[id]
+	return m, ok
+}
+
+func peerMember(id, zone string, st State) Member {
+	return Member{NodeMeta: NodeMeta{ID: id, Role: RolePeer, Zone: zone}, State: st}
+}
+
+func TestViewRebuildsOnlyOnPeerSetChange(t *testing.T) {
+	f := &fakeMembership{}
+	for _, id := range []string{"p1", "p2", "p3"} {
+		f.put(peerMember(id, "", StateAlive))
+	}
+	f.put(Member{NodeMeta: NodeMeta{ID: "gw", Role: RoleGateway}})
+	v := NewView(f, ViewConfig{})
+	r1 := v.Ring()
+	if got := v.Peers(); !slices.Equal(got, []meta.PeerID{"p1", "p2", "p3"}) {
+		t.Fatalf("Peers = %v", got)
+	}
+
+	steps := []struct {
+		name    string
+		change  func()
+		rebuild bool
+	}{
+		{"free bytes change", func() { m := peerMember("p1", "", StateAlive); m.Free = 7; f.put(m) }, false},
+		{"peer dies", func() { f.put(peerMember("p2", "", StateDead)) }, false},
+		{"gateway joins", func() { f.put(Member{NodeMeta: NodeMeta{ID: "gw2", Role: RoleGateway}}) }, false},
+		{"zone change", func() { f.put(peerMember("p3", "z", StateAlive)) }, true},
+		{"peer joins", func() { f.put(peerMember("p4", "", StateAlive)) }, true},
+	}
+	prev := r1
+	for _, s := range steps {
+		s.change()
+		cur := v.Ring()
+		if rebuilt := cur != prev; rebuilt != s.rebuild {
+			t.Fatalf("%s: rebuilt = %v, want %v", s.name, rebuilt, s.rebuild)
+		}
+		prev = cur
+	}
+	if got := v.Peers(); !slices.Equal(got, []meta.PeerID{"p1", "p2", "p3", "p4"}) {
+		t.Fatalf("Peers = %v, want the dead peer kept", got)
+	}
+	if m, ok := v.Member("p2"); !ok || m.State != StateDead {
+		t.Fatalf("Member(p2) = %+v, %v", m, ok)
+	}
+}
+
+func TestViewPlacement(t *testing.T) {
+	f := &fakeMembership{}
+	for _, id := range []string{"p1", "p2", "p3", "p4"} {
+		f.put(peerMember(id, "", StateAlive))
+	}
+	f.put(peerMember("", "", StateAlive)) // a nameless member is ignored
+	v := NewView(f, ViewConfig{})
+	got, err := v.Placement("bkt", "dir/key", 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := v.Ring().Placement("bkt/dir/key", 4)
+	if !slices.Equal(got, want) {
+		t.Fatalf("Placement = %v, ring says %v", got, want)
+	}
+	if _, err := v.Placement("bkt", "k", 5); !errors.Is(err, ring.ErrNotEnoughPeers) {
+		t.Fatalf("n > peers: err = %v", err)
+	}
+	empty := NewView(&fakeMembership{}, ViewConfig{})
+	if _, err := empty.Placement("b", "k", 1); !errors.Is(err, ring.ErrNotEnoughPeers) {
+		t.Fatalf("no peers: err = %v", err)
+	}
+}

@@ -1,0 +1,52 @@
+// Package peer is a storage peer's internal shard API: an HTTP server over
+// a storage.Store and the Client the object layer uses to reach it
+// (object.ShardClient).
+//
+// # Wire
+//
+// Every route lives under /v1/. Names (bucket, key, upload ID, staged ID,
+// stamp, part, range) travel in the query string, never in the path, so
+// keys with "/", ".." or any UTF-8 need no path escaping and the server
+// validates each name before it reaches the store. Shard bodies stream in
+// both directions without buffering (StageShard sends the caller's reader
+// as a chunked body; ReadShard returns the response body with its
+// Content-Length). Records travel in the checksummed meta codec, so a
+// record damaged in transit reads as meta.ErrCorrupt; listings and small
+// answers are JSON.
+//
+// Routes (query parameters in brackets):
+//
+//	GET    /v1/buckets                                  JSON []meta.Bucket
+//	PUT    /v1/bucket [bucket]      body: record        MakeBucket
+//	GET    /v1/bucket [bucket]      answer: record      StatBucket
+//	DELETE /v1/bucket [bucket]                          DeleteBucket
+//	POST   /v1/stage                body: shard stream  JSON {"id"}
+//	POST   /v1/commit [bucket key]  body: record {object, staged} + inline
+//	GET    /v1/meta [bucket key]    answer: object record with inline
+//	GET    /v1/shard [bucket key nanos writer part offset length]  shard stream
+//	GET    /v1/list [bucket prefix after limit]         JSON []meta.Entry
+//	PUT    /v1/upload [bucket key upload]  body: record PutUpload
+//	GET    /v1/upload [bucket key upload]  answer: record with parts
+//	DELETE /v1/upload [bucket key upload]               AbortUpload
+//	POST   /v1/part [bucket key upload tmp] body: meta.Part record
+//	POST   /v1/complete [bucket key upload] body: object record
+//
+// Errors cross the wire as {"code": "...", "message": "..."} with a stable
+// code per sentinel (see codes.go); the Client returns a *RemoteError that
+// unwraps to the same sentinel, so errors.Is(err, meta.ErrNotFound) holds
+// on both sides.
+//
+// # Authentication
+//
+// Every request carries a timestamp (unix seconds), a random 128-bit
+// nonce and HMAC-SHA256 over method, escaped path, raw query, timestamp
+// and nonce, keyed with a key derived from the cluster secret (the raw
+// secret also keys gossip encryption, so it is never used directly). The
+// server answers 401 to a missing or wrong MAC, a timestamp more than
+// MaxSkew away from its clock, or a nonce it has seen within the window;
+// rejected requests reach no handler. Bodies are not covered by the MAC:
+// they are streams that cannot be hashed before the request is sent. The
+// API is meant for loopback and cluster-internal networks; transport
+// security (TLS) is future work, and until then an on-path attacker could
+// replace a body.
+package peer

@@ -1,0 +1,179 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"tessera/meta"
+)
+
+const bucketMetaName = "bucket.meta"
+
+// requireBucket reports meta.ErrBucketNotFound unless the bucket record
+// exists. Presence, not validity, is checked: it runs on every write.
+func (s *Store) requireBucket(bucket string) error {
+	_, err := os.Stat(filepath.Join(s.bucketDir(bucket), bucketMetaName))
+	if isNotExist(err) {
+		return fmt.Errorf("bucket %s: %w", bucket, meta.ErrBucketNotFound)
+	}
+	if err != nil {
+		return ioErr("stat bucket "+bucket, err)
+	}
+	return nil
+}
+
+func (s *Store) readBucket(bucket string) (meta.Bucket, error) {
+	var b meta.Bucket
+	data, err := readFile(filepath.Join(s.bucketDir(bucket), bucketMetaName))
+	if isNotExist(err) {
+		return b, fmt.Errorf("bucket %s: %w", bucket, meta.ErrBucketNotFound)
+	}
+	if err != nil {
+		return b, fmt.Errorf("bucket %s: %w", bucket, err)
+	}
+	if _, err := meta.Unmarshal(data, &b); err != nil {
+		return b, fmt.Errorf("bucket %s: %w", bucket, err)
+	}
+	if b.Name != bucket {
+		return b, fmt.Errorf("bucket %s: %w: record names %q", bucket, meta.ErrCorrupt, b.Name)
+	}
+	return b, nil
+}
+
+// MakeBucket creates the bucket record. It fails with meta.ErrBucketExists
+// when a valid record is present; a damaged one is replaced.
+func (s *Store) MakeBucket(ctx context.Context, b meta.Bucket) error {
+	if err := s.check(ctx); err != nil {
+		return err
+	}
+	if !ValidBucket(b.Name) {
+		return invalid("bucket name %q", b.Name)
+	}
+	s.bmu.Lock()
+	defer s.bmu.Unlock()
+	_, err := s.readBucket(b.Name)
+	switch {
+	case err == nil:
+		return fmt.Errorf("make bucket %s: %w", b.Name, meta.ErrBucketExists)
+	case errors.Is(err, meta.ErrCorrupt):
+		s.log.Warn().Err(err).Str("bucket", b.Name).Msg("replacing damaged bucket record")
+	case !errors.Is(err, meta.ErrBucketNotFound):
+		return fmt.Errorf("make bucket: %w", err)
+	}
+	rec, err := meta.Marshal(&b, nil)
+	if err != nil {
+		return err
+	}
+	dir := s.bucketDir(b.Name)
+	if err := mkdirs(s.dir, dir); err != nil {
+		return fmt.Errorf("make bucket %s: %w", b.Name, err)
+	}
+	if err := s.writeRecord(dir, bucketMetaName, rec); err != nil {
+		return fmt.Errorf("make bucket %s: %w", b.Name, err)
+	}
+	return nil
+}
+
+// StatBucket returns the bucket record: meta.ErrBucketNotFound when absent,
+// an error wrapping meta.ErrCorrupt when damaged.
+func (s *Store) StatBucket(ctx context.Context, bucket string) (meta.Bucket, error) {
+	if err := s.check(ctx); err != nil {
+		return meta.Bucket{}, err
+	}
+	if !ValidBucket(bucket) {
+		return meta.Bucket{}, invalid("bucket name %q", bucket)
+	}
+	return s.readBucket(bucket)
+}
+
+// ListBuckets returns every bucket with a readable record, sorted by name.
+// Damaged records are logged and left out.
+func (s *Store) ListBuckets(ctx context.Context) ([]meta.Bucket, error) {
+	if err := s.check(ctx); err != nil {
+		return nil, err
+	}
+	ents, err := os.ReadDir(s.bucketsDir)
+	if err != nil && !isNotExist(err) {
+		return nil, ioErr("list buckets", err)
+	}
+	out := []meta.Bucket{}
+	for _, e := range ents {
+		if !ValidBucket(e.Name()) {
+			continue
+		}
+		b, err := s.readBucket(e.Name())
+		if err != nil {
+			if !errors.Is(err, meta.ErrBucketNotFound) {
+				s.log.Warn().Err(err).Str("bucket", e.Name()).Msg("skipping unreadable bucket")
+			}
+			continue
+		}
+		out = append(out, b)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// DeleteBucket removes the bucket and everything under it (tombstones,
+// damaged records). It fails with meta.ErrBucketNotEmpty while the bucket
+// holds a live object or an upload.
+func (s *Store) DeleteBucket(ctx context.Context, bucket string) error {
+	if err := s.check(ctx); err != nil {
+		return err
+	}
+	if !ValidBucket(bucket) {
+		return invalid("bucket name %q", bucket)
+	}
+	s.bmu.Lock()
+	defer s.bmu.Unlock()
+	if err := s.requireBucket(bucket); err != nil {
+		return err
+	}
+	if n := s.idx.live(bucket); n > 0 {
+		return fmt.Errorf("delete bucket %s: %d objects: %w", bucket, n, meta.ErrBucketNotEmpty)
+	}
+	busy, err := s.hasUploads(bucket)
+	if err != nil {
+		return fmt.Errorf("delete bucket %s: %w", bucket, err)
+	}
+	if busy {
+		return fmt.Errorf("delete bucket %s: uploads in progress: %w", bucket, meta.ErrBucketNotEmpty)
+	}
+	if err := s.removeTree(s.bucketDir(bucket)); err != nil {
+		return fmt.Errorf("delete bucket %s: %w", bucket, err)
+	}
+	s.idx.drop(bucket)
+	return nil
+}
+
+// hasUploads reports whether any upload record exists in the bucket.
+func (s *Store) hasUploads(bucket string) (bool, error) {
+	root := s.uploadsDir(bucket)
+	keys, err := os.ReadDir(root)
+	if isNotExist(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, ioErr("list uploads", err)
+	}
+	for _, k := range keys {
+		ids, err := os.ReadDir(filepath.Join(root, k.Name()))
+		if err != nil && !isNotExist(err) {
+			return false, ioErr("list uploads", err)
+		}
+		for _, id := range ids {
+			_, err := os.Stat(filepath.Join(root, k.Name(), id.Name(), uploadMetaName))
+			if err == nil {
+				return true, nil
+			}
+			if !isNotExist(err) {
+				return false, ioErr("stat upload", err)
+			}
+		}
+	}
+	return false, nil
+}

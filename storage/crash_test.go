@@ -1,0 +1,272 @@
+package storage
+
+import (
+	"bytes"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"tessera/meta"
+)
+
+func TestStagedNeverCommittedIsWiped(t *testing.T) {
+	s := newStore(t)
+	id := stage(t, s, []byte("orphan"))
+	s = reopen(t, s)
+	if n := tmpEntries(t, s); n != 0 {
+		t.Fatalf("%d staged files survived reopen", n)
+	}
+	err := s.Commit(ctx, object("bkt", "k", stamp(1, "w"), []byte("orphan")), []string{id})
+	wantErr(t, "commit wiped id", err, ErrStagedNotFound)
+	if _, err := s.ReadMeta(ctx, "bkt", "k"); !errors.Is(err, meta.ErrNotFound) {
+		t.Fatalf("read meta: %v", err)
+	}
+	if ents, _ := s.List(ctx, "bkt", "", "", 0); len(ents) != 0 {
+		t.Fatalf("list shows %v", ents)
+	}
+}
+
+// TestCrashBeforeRecord builds, by hand, what each crash point of a commit
+// of v2 over v1 leaves on disk, and checks reopening shows v1 intact with
+// the leftovers gone or ignored.
+func TestCrashBeforeRecord(t *testing.T) {
+	v1, v2 := stamp(1, "w"), stamp(2, "w")
+	cases := []struct {
+		name  string
+		crash func(t *testing.T, s *Store, objDir string)
+	}{
+		{"record temp file never renamed", func(t *testing.T, s *Store, objDir string) {
+			rec, _ := meta.MarshalObject(object("bkt", "k", v2, []byte("new")))
+			writeFile(t, filepath.Join(s.Dir(), ".tmp", "3b241101-e2bb-4255-8caf-4136c566a962"), rec)
+		}},
+		{"stray temp file next to the record", func(t *testing.T, s *Store, objDir string) {
+			rec, _ := meta.MarshalObject(object("bkt", "k", v2, []byte("new")))
+			writeFile(t, filepath.Join(objDir, "meta.tmp"), rec)
+		}},
+		{"data placed, record not written", func(t *testing.T, s *Store, objDir string) {
+			dir := filepath.Join(objDir, dataDirName(v2))
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, filepath.Join(dir, "part.1"), []byte("new"))
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newStore(t)
+			if err := put(t, s, "bkt", "k", v1, []byte("old")); err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			tc.crash(t, s, s.objDir("bkt", "k"))
+			s = openAt(t, s.Dir())
+			o, err := s.ReadMeta(ctx, "bkt", "k")
+			if err != nil || o.Stamp != v1 {
+				t.Fatalf("after crash: %v %+v", err, o)
+			}
+			if got, err := readShard(t, s, "bkt", "k", v1, 1); err != nil || string(got) != "old" {
+				t.Fatalf("old data: %v %q", err, got)
+			}
+			if d := dataDirs(t, s, "bkt", "k"); len(d) != 1 || d[0] != dataDirName(v1) {
+				t.Fatalf("data dirs after reopen: %v", d)
+			}
+			if tmpEntries(t, s) != 0 {
+				t.Fatal("staging not wiped")
+			}
+			// The interrupted write can be redone.
+			if err := put(t, s, "bkt", "k", v2, []byte("new")); err != nil {
+				t.Fatalf("redo: %v", err)
+			}
+		})
+	}
+}
+
+func TestCrashBeforeFirstRecord(t *testing.T) {
+	s := newStore(t)
+	dir := filepath.Join(s.objDir("bkt", "k"), dataDirName(stamp(1, "w")))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "part.1"), []byte("x"))
+	s = reopen(t, s)
+	if _, err := s.ReadMeta(ctx, "bkt", "k"); !errors.Is(err, meta.ErrNotFound) {
+		t.Fatalf("read meta: %v", err)
+	}
+	if _, err := os.Stat(s.objDir("bkt", "k")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("object dir without record survived: %v", err)
+	}
+}
+
+func TestCorruptRecords(t *testing.T) {
+	s := newStore(t)
+	for _, k := range []string{"flip", "moved", "fine"} {
+		if err := put(t, s, "bkt", k, stamp(1, "w"), []byte(k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	flip := filepath.Join(s.objDir("bkt", "flip"), "meta")
+	b, _ := os.ReadFile(flip)
+	b[len(b)/2] ^= 0x40
+	writeFile(t, flip, b)
+	// A valid record under another key's hash dir is damage too.
+	good, _ := os.ReadFile(filepath.Join(s.objDir("bkt", "fine"), "meta"))
+	writeFile(t, filepath.Join(s.objDir("bkt", "moved"), "meta"), good)
+
+	for _, k := range []string{"flip", "moved"} {
+		if _, err := s.ReadMeta(ctx, "bkt", k); !errors.Is(err, meta.ErrCorrupt) {
+			t.Fatalf("%s: %v, want ErrCorrupt", k, err)
+		}
+	}
+	s = reopen(t, s)
+	ents, err := s.List(ctx, "bkt", "", "", 0)
+	if err != nil || len(ents) != 1 || ents[0].Key != "fine" {
+		t.Fatalf("list after reopen: %v %+v", err, ents)
+	}
+	// A damaged record is a missing copy: any new version replaces it.
+	if err := put(t, s, "bkt", "flip", stamp(1, "w"), []byte("repaired")); err != nil {
+		t.Fatalf("repair commit: %v", err)
+	}
+	if got, err := readShard(t, s, "bkt", "flip", stamp(1, "w"), 1); err != nil || string(got) != "repaired" {
+		t.Fatalf("repaired data: %v %q", err, got)
+	}
+}
+
+func TestCorruptBucketRecord(t *testing.T) {
+	s := newStore(t)
+	mustMakeBucket(t, s, "two")
+	writeFile(t, filepath.Join(s.bucketDir("two"), bucketMetaName), []byte("garbage"))
+	if _, err := s.StatBucket(ctx, "two"); !errors.Is(err, meta.ErrCorrupt) {
+		t.Fatalf("stat: %v", err)
+	}
+	bs, err := s.ListBuckets(ctx)
+	if err != nil || len(bs) != 1 || bs[0].Name != "bkt" {
+		t.Fatalf("list buckets: %v %+v", err, bs)
+	}
+	mustMakeBucket(t, s, "two")
+	if b, err := s.StatBucket(ctx, "two"); err != nil || b.Name != "two" {
+		t.Fatalf("after remake: %v %+v", err, b)
+	}
+}
+
+func writeFile(t *testing.T, path string, b []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// populate fills a store with every kind of thing it holds.
+func populate(t *testing.T, s *Store) {
+	t.Helper()
+	mustMakeBucket(t, s, "two")
+	for i, k := range []string{"a", "b/c", "..", "日本"} {
+		if err := put(t, s, "bkt", k, stamp(int64(i+1), "w"), []byte(k), []byte("p2")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Commit(ctx, inlined("two", "in", stamp(1, "w"), []byte("inline")), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Commit(ctx, object("two", "gone", stamp(1, "w")), nil); err != nil {
+		t.Fatal(err)
+	}
+	u := &meta.Upload{Bucket: "bkt", Key: "up", UploadID: "u1"}
+	if err := s.PutUpload(ctx, u); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CommitPart(ctx, "bkt", "up", "u1", meta.Part{Number: 1, ETag: "e"}, stage(t, s, []byte("part"))); err != nil {
+		t.Fatal(err)
+	}
+	stage(t, s, []byte("dangling"))
+}
+
+// exercise calls every method; results are checked only for the
+// invariant that holds whatever the disk looks like: damaged records are
+// never returned as data.
+func exercise(t *testing.T, s *Store) {
+	t.Helper()
+	for _, k := range []string{"a", "b/c", "..", "日本", "in", "gone", "new"} {
+		for _, b := range []string{"bkt", "two"} {
+			if o, err := s.ReadMeta(ctx, b, k); err == nil && (o.Key != k || o.Bucket != b) {
+				t.Fatalf("read meta %s/%s returned %s/%s", b, k, o.Bucket, o.Key)
+			}
+			if rc, _, err := s.OpenShard(ctx, b, k, stamp(1, "w"), 1, 0, -1); err == nil {
+				rc.Close()
+			}
+			s.List(ctx, b, "", "", 0)
+			s.List(ctx, b, "a", "", 2)
+		}
+	}
+	s.ListBuckets(ctx)
+	s.StatBucket(ctx, "bkt")
+	s.GetUpload(ctx, "bkt", "up", "u1")
+	s.CommitPart(ctx, "bkt", "up", "u1", meta.Part{Number: 2, ETag: "f"}, stage(t, s, []byte("p")))
+	s.CompleteUpload(ctx, object("bkt", "up", stamp(9, "w"), []byte("part")), "u1")
+	s.AbortUpload(ctx, "bkt", "up", "u1")
+	s.PutUpload(ctx, &meta.Upload{Bucket: "bkt", Key: "up", UploadID: "u2"})
+	put(t, s, "bkt", "new", stamp(100, "w"), []byte("new"))
+	s.Commit(ctx, inlined("two", "in", stamp(100, "w"), []byte("x")), nil)
+	s.DeleteBucket(ctx, "two")
+	s.MakeBucket(ctx, meta.Bucket{Name: "two"})
+	s.SweepStaging(ctx, 0)
+	s.Stat()
+}
+
+func TestDiskGarbage(t *testing.T) {
+	s := openAt(t, t.TempDir())
+	mustMakeBucket(t, s, "bkt")
+	populate(t, s)
+	rng := rand.New(rand.NewPCG(1, 2))
+	err := filepath.Walk(s.Dir(), func(p string, fi os.FileInfo, err error) error {
+		if err != nil || !fi.Mode().IsRegular() {
+			return err
+		}
+		junk := make([]byte, rng.IntN(300))
+		for i := range junk {
+			junk[i] = byte(rng.Uint32())
+		}
+		return os.WriteFile(p, junk, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"a", "b/c", "..", "日本"} {
+		if _, err := s.ReadMeta(ctx, "bkt", k); !errors.Is(err, meta.ErrCorrupt) {
+			t.Fatalf("garbage record %q: %v", k, err)
+		}
+	}
+	exercise(t, s)
+	s = reopen(t, s)
+	exercise(t, s)
+
+	// Now take the tree apart under the open store.
+	for _, p := range []string{"buckets/bkt/obj", "buckets/bkt/uploads", ".tmp"} {
+		os.RemoveAll(filepath.Join(s.Dir(), p))
+	}
+	os.RemoveAll(filepath.Join(s.Dir(), "buckets/two"))
+	writeFile(t, filepath.Join(s.Dir(), "buckets/two"), []byte("a file where a dir was"))
+	exercise(t, s)
+	s = reopen(t, s)
+	exercise(t, s)
+
+	// The store still works for new data.
+	mustMakeBucket(t, s, "fresh")
+	if err := put(t, s, "fresh", "k", stamp(1, "w"), []byte("ok")); err != nil {
+		t.Fatalf("write after garbage: %v", err)
+	}
+	if got, err := readShard(t, s, "fresh", "k", stamp(1, "w"), 1); err != nil || !bytes.Equal(got, []byte("ok")) {
+		t.Fatalf("read after garbage: %v", err)
+	}
+}
+
+func TestStageSurvivesMissingStagingDir(t *testing.T) {
+	s := newStore(t)
+	if err := os.RemoveAll(filepath.Join(s.Dir(), ".tmp")); err != nil {
+		t.Fatal(err)
+	}
+	if err := put(t, s, "bkt", "k", stamp(1, "w"), []byte("x")); err != nil {
+		t.Fatalf("put after staging dir vanished: %v", err)
+	}
+}

@@ -1,0 +1,82 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
+
+// ctxReader stops a copy once ctx ends, so an abandoned upload does not
+// keep writing.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// StageShard streams r into a new file in the staging area and fsyncs it.
+// The returned id names the file in a later Commit or CommitPart. On any
+// error (including ctx ending) nothing is left behind. Staged files that
+// are never committed are removed by Open or SweepStaging.
+func (s *Store) StageShard(ctx context.Context, r io.Reader) (string, error) {
+	if err := s.check(ctx); err != nil {
+		return "", err
+	}
+	f, id, err := s.createTmp()
+	if err != nil {
+		return "", fmt.Errorf("stage shard: %w", err)
+	}
+	buf := copyBufs.Get().(*[]byte)
+	n, err := io.CopyBuffer(f, ctxReader{ctx, r}, *buf)
+	copyBufs.Put(buf)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(s.stagedPath(id))
+		return "", ioErr(fmt.Sprintf("stage shard after %d bytes", n), err)
+	}
+	return id, nil
+}
+
+// SweepStaging removes staged files and temp files older than age, the
+// leftovers of writes whose commit never came. It returns how many it
+// removed. Pick an age well above the longest write.
+func (s *Store) SweepStaging(ctx context.Context, age time.Duration) (int, error) {
+	if err := s.check(ctx); err != nil {
+		return 0, err
+	}
+	ents, err := os.ReadDir(s.tmpDir)
+	if err != nil {
+		return 0, ioErr("sweep staging", err)
+	}
+	cutoff := time.Now().Add(-age)
+	n := 0
+	for _, e := range ents {
+		fi, err := e.Info()
+		if err != nil || fi.ModTime().After(cutoff) {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(s.tmpDir, e.Name())); err != nil {
+			s.log.Warn().Err(err).Str("name", e.Name()).Msg("sweeping staging")
+			continue
+		}
+		n++
+	}
+	return n, nil
+}

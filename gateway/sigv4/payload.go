@@ -1,0 +1,136 @@
+package sigv4
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"fmt"
+	"hash"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// x-amz-content-sha256 values that are not a hash.
+const (
+	unsignedPayload          = "UNSIGNED-PAYLOAD"
+	streamingSigned          = "STREAMING-AWS4-HMAC-SHA256-PAYLOAD"
+	streamingSignedTrailer   = "STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER"
+	streamingUnsignedTrailer = "STREAMING-UNSIGNED-PAYLOAD-TRAILER"
+)
+
+// newResult picks the body reader for the payload mode the request signed.
+func newResult(r *http.Request, s *signed, key []byte, presigned bool) (*Result, error) {
+	ck, inTrailer, err := requestChecksum(r.Header)
+	if err != nil {
+		return nil, err
+	}
+	body := r.Body
+	if body == nil {
+		body = http.NoBody
+	}
+	res := &Result{AccessKey: s.cred.accessKey, Size: r.ContentLength, Checksums: map[string]string{}}
+	mode := s.payloadHash
+	switch mode {
+	case streamingSigned, streamingSignedTrailer, streamingUnsignedTrailer:
+		if presigned {
+			return nil, malformed("presigned request with an aws-chunked payload")
+		}
+		return res, streamingBody(res, r, s, key, body, ck, inTrailer)
+	}
+	if inTrailer {
+		return nil, fmt.Errorf("%w: x-amz-trailer needs an aws-chunked payload", ErrInvalidChecksum)
+	}
+	if mode == unsignedPayload {
+		res.Body = body
+		if ck != nil {
+			res.Body = &verifyingReader{rc: body, ck: ck, out: res.Checksums}
+		}
+		return res, nil
+	}
+	if strings.HasPrefix(mode, "STREAMING-") {
+		return nil, fmt.Errorf("%w: payload mode %.64q", ErrUnsupported, mode)
+	}
+	want, err := hex.DecodeString(mode)
+	if err != nil || len(want) != sha256.Size {
+		return nil, malformed("x-amz-content-sha256 %.80q", mode)
+	}
+	res.Body = &verifyingReader{rc: body, sha: sha256.New(), want: want, ck: ck, out: res.Checksums}
+	return res, nil
+}
+
+// streamingBody sets res.Body to an aws-chunked decoder.
+func streamingBody(res *Result, r *http.Request, s *signed, key []byte, body io.ReadCloser, ck *checksum, inTrailer bool) error {
+	mode := s.payloadHash
+	if inTrailer && mode == streamingSigned {
+		return fmt.Errorf("%w: x-amz-trailer with %s", ErrInvalidChecksum, mode)
+	}
+	res.Size = -1
+	if dl := r.Header.Get("X-Amz-Decoded-Content-Length"); dl != "" {
+		n, ok := parseDecimal(dl)
+		if !ok {
+			return malformed("x-amz-decoded-content-length %.32q", dl)
+		}
+		res.Size = n
+	}
+	cfg := chunkConfig{
+		trailer:     mode != streamingSigned,
+		want:        res.Size,
+		ck:          ck,
+		ckInTrailer: inTrailer,
+		out:         res.Checksums,
+	}
+	if mode != streamingUnsignedTrailer {
+		cfg.signer = &chunkSigner{key: key, amzDate: s.amzDate, scope: s.cred.scope(), prev: hex.EncodeToString(s.signature)}
+	}
+	res.Body = newChunkedReader(body, cfg)
+	return nil
+}
+
+// verifyingReader checks a whole-payload SHA-256 and/or a flexible
+// checksum when the underlying body reaches EOF.
+type verifyingReader struct {
+	rc   io.ReadCloser
+	sha  hash.Hash // nil: payload hash not checked
+	want []byte
+	ck   *checksum // nil: no checksum
+	out  map[string]string
+	err  error
+}
+
+func (v *verifyingReader) Read(p []byte) (int, error) {
+	if v.err != nil {
+		return 0, v.err
+	}
+	n, err := v.rc.Read(p)
+	if n > 0 {
+		if v.sha != nil {
+			v.sha.Write(p[:n])
+		}
+		if v.ck != nil {
+			v.ck.h.Write(p[:n])
+		}
+	}
+	if err == io.EOF {
+		err = v.finish()
+	}
+	if err != nil {
+		v.err = err
+	}
+	return n, err
+}
+
+func (v *verifyingReader) finish() error {
+	if v.sha != nil && subtle.ConstantTimeCompare(v.sha.Sum(nil), v.want) != 1 {
+		return fmt.Errorf("%w: payload hashes to %x", ErrContentSHA256Mismatch, v.sha.Sum(nil))
+	}
+	if v.ck != nil {
+		if err := v.ck.verify(); err != nil {
+			return err
+		}
+		v.out[v.ck.alg] = v.ck.want
+	}
+	return io.EOF
+}
+
+func (v *verifyingReader) Close() error { return v.rc.Close() }

@@ -1,0 +1,123 @@
+package gateway
+
+import (
+	"bytes"
+	"encoding/xml"
+	"net/http"
+	"strings"
+)
+
+// createBucketConfiguration is CreateBucket's optional body.
+type createBucketConfiguration struct {
+	XMLName            xml.Name `xml:"CreateBucketConfiguration"`
+	LocationConstraint string   `xml:"LocationConstraint"`
+}
+
+// parseCreateBucketConfig validates a CreateBucket body: empty, or a
+// CreateBucketConfiguration whose LocationConstraint is empty or region.
+func parseCreateBucketConfig(body []byte, region string) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	var cfg createBucketConfiguration
+	if err := xml.Unmarshal(body, &cfg); err != nil {
+		return apiErr(errMalformedXML)
+	}
+	if lc := strings.TrimSpace(cfg.LocationConstraint); lc != "" && lc != region {
+		return apiErrf(errInvalidLocationConstraint,
+			"The %s location constraint is incompatible with this endpoint's region %s.", lc, region)
+	}
+	return nil
+}
+
+func (g *gateway) listBuckets(w http.ResponseWriter, r *http.Request) error {
+	buckets, err := g.be.ListBuckets(r.Context())
+	if err != nil {
+		return err
+	}
+	prefix := r.URL.Query().Get("prefix")
+	res := listAllMyBucketsResult{Owner: owner, Buckets: []bucketXML{}}
+	for _, b := range buckets {
+		if strings.HasPrefix(b.Name, prefix) {
+			res.Buckets = append(res.Buckets, bucketXML{Name: b.Name, CreationDate: xmlTime(b.Created)})
+		}
+	}
+	return writeXML(w, http.StatusOK, res)
+}
+
+func (g *gateway) createBucket(w http.ResponseWriter, r *http.Request) error {
+	bucket, err := bucketParam(r)
+	if err != nil {
+		return err
+	}
+	if strings.EqualFold(r.Header.Get("X-Amz-Bucket-Object-Lock-Enabled"), "true") {
+		return apiErrf(errNotImplemented, "Object lock is not supported.")
+	}
+	body, err := g.readBody(w, r)
+	if err != nil {
+		return err
+	}
+	if err := parseCreateBucketConfig(body, g.region); err != nil {
+		return err
+	}
+	if err := g.be.MakeBucket(r.Context(), bucket); err != nil {
+		return err
+	}
+	w.Header().Set("Location", "/"+bucket)
+	w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+func (g *gateway) headBucket(w http.ResponseWriter, r *http.Request) error {
+	bucket, err := bucketParam(r)
+	if err != nil {
+		return err
+	}
+	if _, err := g.be.HeadBucket(r.Context(), bucket); err != nil {
+		return err
+	}
+	w.Header().Set("X-Amz-Bucket-Region", g.region)
+	w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+func (g *gateway) deleteBucket(w http.ResponseWriter, r *http.Request) error {
+	bucket, err := bucketParam(r)
+	if err != nil {
+		return err
+	}
+	if err := g.be.DeleteBucket(r.Context(), bucket); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (g *gateway) getBucketLocation(w http.ResponseWriter, r *http.Request) error {
+	bucket, err := bucketParam(r)
+	if err != nil {
+		return err
+	}
+	if _, err := g.be.HeadBucket(r.Context(), bucket); err != nil {
+		return err
+	}
+	// S3 reports its original region, us-east-1, as an empty constraint.
+	loc := g.region
+	if loc == DefaultRegion {
+		loc = ""
+	}
+	return writeXML(w, http.StatusOK, locationConstraint{Location: loc})
+}
+
+// getBucketVersioning reports versioning as never enabled: tessera keeps
+// one version per key.
+func (g *gateway) getBucketVersioning(w http.ResponseWriter, r *http.Request) error {
+	bucket, err := bucketParam(r)
+	if err != nil {
+		return err
+	}
+	if _, err := g.be.HeadBucket(r.Context(), bucket); err != nil {
+		return err
+	}
+	return writeXML(w, http.StatusOK, versioningConfiguration{})
+}

@@ -1,0 +1,128 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"net/http"
+	"sync"
+
+	"github.com/rs/zerolog"
+	"github.com/rs/zerolog/hlog"
+)
+
+const (
+	// maxDeleteKeys is S3's limit on keys per DeleteObjects request.
+	maxDeleteKeys = 1000
+	// deleteParallelism bounds concurrent backend deletes of one request.
+	deleteParallelism = 8
+)
+
+// deleteRequestXML is DeleteObjects' body.
+type deleteRequestXML struct {
+	XMLName xml.Name          `xml:"Delete"`
+	Quiet   bool              `xml:"Quiet"`
+	Objects []deleteObjectXML `xml:"Object"`
+}
+
+type deleteObjectXML struct {
+	Key       string `xml:"Key"`
+	VersionID string `xml:"VersionId"`
+}
+
+// parseDeleteObjects parses and bounds a DeleteObjects body. Keys are
+// validated one by one later, since a bad key fails only its own entry.
+func parseDeleteObjects(body []byte) (deleteRequestXML, error) {
+	var req deleteRequestXML
+	if len(bytes.TrimSpace(body)) == 0 {
+		return req, apiErr(errMalformedXML)
+	}
+	if err := xml.Unmarshal(body, &req); err != nil {
+		return req, apiErr(errMalformedXML)
+	}
+	if len(req.Objects) == 0 || len(req.Objects) > maxDeleteKeys {
+		return req, apiErr(errMalformedXML)
+	}
+	return req, nil
+}
+
+func (g *gateway) deleteObject(w http.ResponseWriter, r *http.Request) error {
+	bucket, key, err := objectParams(r)
+	if err != nil {
+		return err
+	}
+	if err := checkVersionID(r.URL.Query()); err != nil {
+		return err
+	}
+	if err := g.be.DeleteObject(r.Context(), bucket, key); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (g *gateway) deleteObjects(w http.ResponseWriter, r *http.Request) error {
+	bucket, err := bucketParam(r)
+	if err != nil {
+		return err
+	}
+	body, err := g.readBody(w, r)
+	if err != nil {
+		return err
+	}
+	req, err := parseDeleteObjects(body)
+	if err != nil {
+		return err
+	}
+	// A missing bucket fails the whole request, not each key.
+	if _, err := g.be.HeadBucket(r.Context(), bucket); err != nil {
+		return err
+	}
+	errs := g.deleteAll(r.Context(), bucket, req.Objects)
+	return writeXML(w, http.StatusOK, renderDeleteResult(hlog.FromRequest(r), req, errs))
+}
+
+// deleteAll deletes each object with bounded concurrency and returns the
+// per-object errors in request order. All goroutines end before it returns.
+func (g *gateway) deleteAll(ctx context.Context, bucket string, objs []deleteObjectXML) []error {
+	errs := make([]error, len(objs))
+	sem := make(chan struct{}, deleteParallelism)
+	var wg sync.WaitGroup
+	for i, o := range objs {
+		if err := checkKey(o.Key); err != nil {
+			errs[i] = err
+			continue
+		}
+		if o.VersionID != "" && o.VersionID != "null" {
+			errs[i] = apiErr(errInvalidVersionID)
+			continue
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			errs[i] = g.be.DeleteObject(ctx, bucket, o.Key)
+		}()
+	}
+	wg.Wait()
+	return errs
+}
+
+func renderDeleteResult(log *zerolog.Logger, req deleteRequestXML, errs []error) deleteResult {
+	var res deleteResult
+	for i, o := range req.Objects {
+		if err := errs[i]; err != nil {
+			a, msg := classify(err)
+			if a.Status >= http.StatusInternalServerError {
+				log.Error().Err(err).Str("key", o.Key).Msg("delete failed")
+			}
+			res.Errors = append(res.Errors, deleteErrorXML{Key: o.Key, Code: a.Code, Message: msg})
+			continue
+		}
+		if !req.Quiet {
+			res.Deleted = append(res.Deleted, deletedXML{Key: o.Key})
+		}
+	}
+	return res
+}

@@ -1,0 +1,79 @@
+package gateway
+
+import (
+	"errors"
+	"testing"
+)
+
+// requireCode fails unless err is a handler error with one of codes.
+func requireCode(t *testing.T, err error, codes ...errCode) {
+	t.Helper()
+	var se *s3Error
+	if !errors.As(err, &se) {
+		t.Fatalf("error %v is not an S3 error", err)
+	}
+	for _, c := range codes {
+		if se.code == c {
+			return
+		}
+	}
+	t.Fatalf("unexpected code in %v", err)
+}
+
+func FuzzCompleteMultipart(f *testing.F) {
+	f.Add([]byte(completeBody("1", `"abc"`, "2", "def")))
+	f.Add([]byte(completeBody("2", "a", "1", "b")))
+	f.Add([]byte(completeBody("10000", "&quot;x&quot;")))
+	f.Add([]byte("<CompleteMultipartUpload/>"))
+	f.Add([]byte("<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>\"e\"</ETag><ChecksumCRC32>AAAA</ChecksumCRC32></Part></CompleteMultipartUpload>"))
+	f.Add([]byte(""))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		parts, err := parseCompleteMultipart(body)
+		if err != nil {
+			requireCode(t, err, errMalformedXML, errInvalidPartNumber, errInvalidPartOrder, errInvalidPart)
+			return
+		}
+		if len(parts) == 0 {
+			t.Fatal("accepted a body without parts")
+		}
+		for i, p := range parts {
+			if p.Number < 1 || p.Number > 10000 || (i > 0 && p.Number <= parts[i-1].Number) {
+				t.Fatalf("accepted part numbers out of order or range: %+v", parts)
+			}
+			if p.ETag == "" {
+				t.Fatal("accepted an empty ETag")
+			}
+		}
+	})
+}
+
+func FuzzDeleteObjects(f *testing.F) {
+	f.Add([]byte(deleteBody(true, "a", "b/c")))
+	f.Add([]byte(deleteBody(false, "")))
+	f.Add([]byte("<Delete><Quiet>1</Quiet><Object><Key>k</Key><VersionId>null</VersionId></Object></Delete>"))
+	f.Add([]byte("<Delete/>"))
+	f.Add([]byte("<Delete><Object><Key>&#0;</Key></Object></Delete>"))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		req, err := parseDeleteObjects(body)
+		if err != nil {
+			requireCode(t, err, errMalformedXML)
+			return
+		}
+		if n := len(req.Objects); n < 1 || n > maxDeleteKeys {
+			t.Fatalf("accepted %d objects", n)
+		}
+	})
+}
+
+func FuzzCreateBucketConfig(f *testing.F) {
+	f.Add([]byte(""))
+	f.Add([]byte("<CreateBucketConfiguration><LocationConstraint>us-east-1</LocationConstraint></CreateBucketConfiguration>"))
+	f.Add([]byte("<CreateBucketConfiguration><LocationConstraint>eu-west-1</LocationConstraint></CreateBucketConfiguration>"))
+	f.Add([]byte("<CreateBucketConfiguration>"))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		err := parseCreateBucketConfig(body, "us-east-1")
+		if err != nil {
+			requireCode(t, err, errMalformedXML, errInvalidLocationConstraint)
+		}
+	})
+}

@@ -1,0 +1,206 @@
+package gateway
+
+import (
+	"bytes"
+	"encoding/xml"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"tessera/object"
+)
+
+// completeMultipartXML is CompleteMultipartUpload's body. Checksum
+// elements are accepted and ignored: parts were verified on upload.
+type completeMultipartXML struct {
+	XMLName xml.Name `xml:"CompleteMultipartUpload"`
+	Parts   []struct {
+		PartNumber int    `xml:"PartNumber"`
+		ETag       string `xml:"ETag"`
+	} `xml:"Part"`
+}
+
+// parseCompleteMultipart parses a CompleteMultipartUpload body into parts
+// with unquoted ETags. Empty or part-less bodies are MalformedXML (as S3);
+// part numbers must lie in 1..10000 and strictly ascend.
+func parseCompleteMultipart(body []byte) ([]object.CompletePart, error) {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil, apiErr(errMalformedXML)
+	}
+	var doc completeMultipartXML
+	if err := xml.Unmarshal(body, &doc); err != nil || len(doc.Parts) == 0 {
+		return nil, apiErr(errMalformedXML)
+	}
+	parts := make([]object.CompletePart, 0, len(doc.Parts))
+	for i, p := range doc.Parts {
+		if p.PartNumber < 1 || p.PartNumber > object.MaxPartNumber {
+			return nil, apiErr(errInvalidPartNumber)
+		}
+		if i > 0 && p.PartNumber <= doc.Parts[i-1].PartNumber {
+			return nil, apiErr(errInvalidPartOrder)
+		}
+		etag := unquoteETag(p.ETag)
+		if etag == "" {
+			return nil, apiErr(errInvalidPart)
+		}
+		parts = append(parts, object.CompletePart{Number: p.PartNumber, ETag: etag})
+	}
+	return parts, nil
+}
+
+// parsePartNumber reads partNumber: an integer in 1..10000.
+func parsePartNumber(q url.Values) (int, error) {
+	n, err := strconv.Atoi(q.Get("partNumber"))
+	if err != nil || n < 1 || n > object.MaxPartNumber {
+		return 0, apiErr(errInvalidPartNumber)
+	}
+	return n, nil
+}
+
+func (g *gateway) createMultipart(w http.ResponseWriter, r *http.Request) error {
+	bucket, key, err := objectParams(r)
+	if err != nil {
+		return err
+	}
+	opts, err := parsePutOptions(r.Header)
+	if err != nil {
+		return err
+	}
+	id, err := g.be.NewMultipart(r.Context(), bucket, key, opts)
+	if err != nil {
+		return err
+	}
+	return writeXML(w, http.StatusOK, initiateMultipartUploadResult{Bucket: bucket, Key: key, UploadID: id})
+}
+
+func (g *gateway) uploadPart(w http.ResponseWriter, r *http.Request) error {
+	bucket, key, err := objectParams(r)
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	number, err := parsePartNumber(q)
+	if err != nil {
+		return err
+	}
+	md5sum, err := contentMD5(r.Header)
+	if err != nil {
+		return err
+	}
+	size, err := bodySize(r, object.MaxPartSize)
+	if err != nil {
+		return err
+	}
+	body := newExactReader(r.Body, size)
+	part, err := g.be.PutPart(r.Context(), bucket, key, q.Get("uploadId"), number, body, size, md5sum)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("ETag", quoteETag(part.ETag))
+	setChecksumHeaders(w.Header(), r)
+	w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+func (g *gateway) completeMultipart(w http.ResponseWriter, r *http.Request) error {
+	bucket, key, err := objectParams(r)
+	if err != nil {
+		return err
+	}
+	if r.Header.Get("If-Match") != "" || r.Header.Get("If-None-Match") != "" {
+		return apiErrf(errNotImplemented, "Conditional writes are not supported.")
+	}
+	body, err := g.readBody(w, r)
+	if err != nil {
+		return err
+	}
+	parts, err := parseCompleteMultipart(body)
+	if err != nil {
+		return err
+	}
+	info, err := g.be.CompleteMultipart(r.Context(), bucket, key, r.URL.Query().Get("uploadId"), parts)
+	if err != nil {
+		return err
+	}
+	return writeXML(w, http.StatusOK, completeMultipartUploadResult{
+		Location: objectLocation(r, bucket, key), Bucket: bucket, Key: key, ETag: quoteETag(info.ETag),
+	})
+}
+
+func (g *gateway) abortMultipart(w http.ResponseWriter, r *http.Request) error {
+	bucket, key, err := objectParams(r)
+	if err != nil {
+		return err
+	}
+	if err := g.be.AbortMultipart(r.Context(), bucket, key, r.URL.Query().Get("uploadId")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// listPartsRequest is a parsed ListParts.
+type listPartsRequest struct {
+	bucket, key, uploadID string
+	marker, maxParts      int
+}
+
+func parseListParts(r *http.Request) (listPartsRequest, error) {
+	bucket, key, err := objectParams(r)
+	if err != nil {
+		return listPartsRequest{}, err
+	}
+	q := r.URL.Query()
+	p := listPartsRequest{bucket: bucket, key: key, uploadID: q.Get("uploadId"), maxParts: object.DefaultMaxKeys}
+	if q.Has("max-parts") {
+		n, err := strconv.Atoi(q.Get("max-parts"))
+		if err != nil || n < 1 {
+			return p, apiErrf(errInvalidArgument, "Argument max-parts must be an integer between 1 and 2147483647.")
+		}
+		p.maxParts = min(n, object.DefaultMaxKeys)
+	}
+	if q.Has("part-number-marker") {
+		n, err := strconv.Atoi(q.Get("part-number-marker"))
+		if err != nil || n < 0 {
+			return p, apiErrf(errInvalidArgument, "Argument part-number-marker must be a non-negative integer.")
+		}
+		p.marker = n
+	}
+	return p, nil
+}
+
+func (g *gateway) listParts(w http.ResponseWriter, r *http.Request) error {
+	p, err := parseListParts(r)
+	if err != nil {
+		return err
+	}
+	res, err := g.be.ListParts(r.Context(), p.bucket, p.key, p.uploadID, p.marker, p.maxParts)
+	if err != nil {
+		return err
+	}
+	sc := res.StorageClass
+	if sc == "" {
+		sc = storageStandard
+	}
+	out := listPartsResult{
+		Bucket: p.bucket, Key: p.key, UploadID: p.uploadID, Initiator: owner, Owner: owner,
+		StorageClass: sc, PartNumberMarker: p.marker, NextPartNumberMarker: res.NextPartNumberMarker,
+		MaxParts: p.maxParts, IsTruncated: res.IsTruncated, Parts: make([]partXML, 0, len(res.Parts)),
+	}
+	for _, part := range res.Parts {
+		out.Parts = append(out.Parts, partXML{
+			PartNumber: part.Number, LastModified: xmlTime(part.ModTime), ETag: quoteETag(part.ETag), Size: part.Size,
+		})
+	}
+	return writeXML(w, http.StatusOK, out)
+}
+
+// objectLocation is the URL CompleteMultipartUpload reports for the object.
+func objectLocation(r *http.Request, bucket, key string) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	u := url.URL{Scheme: scheme, Host: r.Host, Path: "/" + bucket + "/" + key}
+	return u.String()
+}

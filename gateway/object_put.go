@@ -1,0 +1,61 @@
+package gateway
+
+import (
+	"net/http"
+
+	"tessera/object"
+)
+
+// putRequest is a parsed PutObject.
+type putRequest struct {
+	bucket, key string
+	size        int64
+	opts        object.PutOptions
+}
+
+func parsePut(r *http.Request) (putRequest, error) {
+	bucket, key, err := objectParams(r)
+	if err != nil {
+		return putRequest{}, err
+	}
+	if r.Header.Get("If-Match") != "" || r.Header.Get("If-None-Match") != "" {
+		return putRequest{}, apiErrf(errNotImplemented, "Conditional writes are not supported.")
+	}
+	opts, err := parsePutOptions(r.Header)
+	if err != nil {
+		return putRequest{}, err
+	}
+	if opts.ContentMD5, err = contentMD5(r.Header); err != nil {
+		return putRequest{}, err
+	}
+	size, err := bodySize(r, object.MaxPutSize)
+	if err != nil {
+		return putRequest{}, err
+	}
+	return putRequest{bucket: bucket, key: key, size: size, opts: opts}, nil
+}
+
+func (g *gateway) putObject(w http.ResponseWriter, r *http.Request) error {
+	p, err := parsePut(r)
+	if err != nil {
+		return err
+	}
+	body := newExactReader(r.Body, p.size)
+	info, err := g.be.PutObject(r.Context(), p.bucket, p.key, body, p.size, p.opts)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("ETag", quoteETag(info.ETag))
+	setChecksumHeaders(w.Header(), r)
+	w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+// setChecksumHeaders echoes the checksums the Authenticator validated, as
+// S3 does on PutObject and UploadPart responses. They are only known once
+// the body has been read to its end.
+func setChecksumHeaders(h http.Header, r *http.Request) {
+	for name, sum := range authResult(r).Checksums {
+		h.Set("X-Amz-Checksum-"+name, sum)
+	}
+}

@@ -1,0 +1,98 @@
+package gateway
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"tessera/object"
+)
+
+// byteRange is one parsed "bytes=" range: first-last inclusive (last -1
+// when open-ended), or the final suffix bytes when isSuffix.
+type byteRange struct {
+	first, last int64
+	suffix      int64
+	isSuffix    bool
+}
+
+// parseRange parses a Range header. ok is false when the header is to be
+// ignored and the whole object sent, as S3 does: absent, not a byte range,
+// syntactically invalid (including last < first), or several ranges.
+func parseRange(h string) (br byteRange, ok bool) {
+	h = strings.TrimSpace(h)
+	if len(h) < 6 || !strings.EqualFold(h[:6], "bytes=") {
+		return byteRange{}, false
+	}
+	spec := strings.TrimSpace(h[6:])
+	if strings.Contains(spec, ",") {
+		return byteRange{}, false
+	}
+	firstS, lastS, found := strings.Cut(spec, "-")
+	if !found {
+		return byteRange{}, false
+	}
+	firstS, lastS = strings.TrimSpace(firstS), strings.TrimSpace(lastS)
+	if firstS == "" {
+		n, ok := parseDigits(lastS)
+		if !ok {
+			return byteRange{}, false
+		}
+		return byteRange{suffix: n, isSuffix: true}, true
+	}
+	first, ok := parseDigits(firstS)
+	if !ok {
+		return byteRange{}, false
+	}
+	if lastS == "" {
+		return byteRange{first: first, last: -1}, true
+	}
+	last, ok := parseDigits(lastS)
+	if !ok || last < first {
+		return byteRange{}, false
+	}
+	return byteRange{first: first, last: last}, true
+}
+
+// parseDigits accepts a non-empty run of ASCII digits that fits an int64.
+func parseDigits(s string) (int64, bool) {
+	if s == "" {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
+}
+
+// resolve maps the range onto an object of size bytes. It fails with
+// object.ErrInvalidRange when no byte of the object is selected: first at
+// or past the end, a zero-length suffix, or any range of an empty object.
+func (br byteRange) resolve(size int64) (off, length int64, err error) {
+	if size <= 0 {
+		return 0, 0, object.ErrInvalidRange
+	}
+	if br.isSuffix {
+		if br.suffix == 0 {
+			return 0, 0, object.ErrInvalidRange
+		}
+		n := min(br.suffix, size)
+		return size - n, n, nil
+	}
+	if br.first >= size {
+		return 0, 0, object.ErrInvalidRange
+	}
+	last := br.last
+	if last < 0 || last >= size {
+		last = size - 1
+	}
+	return br.first, last - br.first + 1, nil
+}
+
+// contentRange formats the Content-Range header of a 206 response.
+func contentRange(off, length, size int64) string {
+	return fmt.Sprintf("bytes %d-%d/%d", off, off+length-1, size)
+}

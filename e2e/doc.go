@@ -1,0 +1,5 @@
+// Package e2e drives a real embedded tessera server — real storage peers on
+// real disks, real sockets, real gossip — with real S3 clients (minio-go
+// and aws-sdk-go-v2 at their default settings), including faults: wiped
+// and corrupted peers, and bad requests.
+package e2e

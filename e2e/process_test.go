@@ -1,0 +1,161 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// tesseraBinary builds the command once per test run.
+func tesseraBinary(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "tessera-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "tessera")
+		out, err := exec.Command("go", "build", "-o", binPath, "tessera").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// process is `tessera server` running as its own process, so its memory
+// can be measured apart from the test's.
+type process struct {
+	cmd            *exec.Cmd
+	s3, web        string
+	access, secret string
+}
+
+func startProcess(t *testing.T, args ...string) *process {
+	t.Helper()
+	bin := tesseraBinary(t)
+	dir := t.TempDir()
+	all := append([]string{"server", dir, "--address", "127.0.0.1:0", "--web-address", "127.0.0.1:0", "--log-level", "warn"}, args...)
+	cmd := exec.Command(bin, all...)
+	cmd.Env = append(os.Environ(), "TESSERA_ACCESS_KEY=", "TESSERA_SECRET_KEY=")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &process{cmd: cmd}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+	sc := bufio.NewScanner(stdout)
+	deadline := time.AfterFunc(60*time.Second, func() { _ = cmd.Process.Kill() })
+	defer deadline.Stop()
+	for (p.s3 == "" || p.web == "" || p.access == "" || p.secret == "") && sc.Scan() {
+		k, v, _ := strings.Cut(sc.Text(), ": ")
+		switch k {
+		case "S3 endpoint":
+			p.s3 = strings.TrimPrefix(v, "http://")
+		case "Status page":
+			p.web = strings.TrimPrefix(v, "http://")
+		case "AccessKey":
+			p.access = v
+		case "SecretKey":
+			p.secret = v
+		}
+	}
+	if p.secret == "" {
+		t.Fatalf("server did not print its endpoint and credentials")
+	}
+	go func() { _, _ = io.Copy(io.Discard, stdout) }()
+	return p
+}
+
+// peakRSS is the process's high-water resident set size in bytes.
+func (p *process) peakRSS(t testing.TB) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	t.Fatal("no VmHWM in /proc status")
+	return 0
+}
+
+// TestLargeObjectMemory PUTs and GETs a 1 GiB object through a separate
+// server process and asserts its peak RSS stays under 200 MiB: memory per
+// request is bounded by the block size, not the object size.
+func TestLargeObjectMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("moves 1 GiB through a server process (~30 s of disk I/O); run without -short")
+	}
+	p := startProcess(t)
+	mc, _ := newMinio(t, p.s3, p.access, p.secret)
+	ctx := context.Background()
+	if err := mc.MakeBucket(ctx, "mem", minio.MakeBucketOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	const size = 1 << 30
+	// One streaming PUT (aws-chunked, no multipart), the worst case for a
+	// server that buffers.
+	_, err := mc.PutObject(ctx, "mem", "gib", newStream(1, size), size, minio.PutObjectOptions{DisableMultipart: true})
+	if err != nil {
+		t.Fatalf("put 1 GiB: %v", err)
+	}
+	afterPut := p.peakRSS(t)
+	obj, err := mc.GetObject(ctx, "mem", "gib", minio.GetObjectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHash()
+	n, err := io.Copy(h, obj)
+	obj.Close()
+	if err != nil || n != size {
+		t.Fatalf("get 1 GiB: %d bytes, %v", n, err)
+	}
+	if h.sum() != streamSum(1, size) {
+		t.Fatal("1 GiB object came back different")
+	}
+	peak := p.peakRSS(t)
+	t.Logf("server peak RSS: %.1f MiB after PUT, %.1f MiB after GET of 1 GiB", float64(afterPut)/(1<<20), float64(peak)/(1<<20))
+	if peak > 200<<20 {
+		t.Fatalf("server peak RSS %.1f MiB exceeds 200 MiB", float64(peak)/(1<<20))
+	}
+}

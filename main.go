@@ -1,0 +1,236 @@
+// Command tessera is an S3-compatible, erasure-coded object store in one
+// binary. `tessera server DIR...` runs a gateway and its storage peers in
+// one process; `tessera peer` and `tessera gateway` run the roles apart.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"tessera/meta"
+	"tessera/server"
+)
+
+const usage = `tessera: an S3-compatible, erasure-coded object store
+
+Usage:
+  tessera server DIR...            gateway and storage peers in one process
+  tessera peer DIR --join ADDR,... a storage peer
+  tessera gateway --join ADDR,...  an S3 gateway
+  tessera version                  print the version
+
+Run "tessera COMMAND -h" for a command's flags. Every flag can also be set
+with the environment variable TESSERA_<FLAG> (e.g. TESSERA_ADDRESS).
+`
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "tessera:", err)
+		}
+		os.Exit(2)
+	}
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return flag.ErrHelp
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	switch args[0] {
+	case "server":
+		return runServer(ctx, args[1:], stdout, stderr)
+	case "peer":
+		return runPeer(ctx, args[1:], stderr)
+	case "gateway":
+		return runGateway(ctx, args[1:], stderr)
+	case "version", "--version", "-v":
+		fmt.Fprintln(stdout, "tessera", version)
+		return nil
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	default:
+		fmt.Fprint(stderr, usage)
+		return fmt.Errorf("unknown command %q", args[0])
+	}
+}
+
+// commonFlags are shared by the roles that log.
+type commonFlags struct {
+	logLevel  string
+	logFormat string
+}
+
+func (c *commonFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	fs.StringVar(&c.logFormat, "log-format", "console", "log format: console or json")
+}
+
+func (c *commonFlags) logger(w io.Writer) (zerolog.Logger, error) {
+	lvl, err := zerolog.ParseLevel(c.logLevel)
+	if err != nil {
+		return zerolog.Logger{}, fmt.Errorf("--log-level: %w", err)
+	}
+	if c.logFormat == "console" {
+		w = zerolog.ConsoleWriter{Out: w, TimeFormat: time.RFC3339}
+	}
+	return zerolog.New(w).Level(lvl).With().Timestamp().Logger(), nil
+}
+
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	return envOverride(fs)
+}
+
+// parseInterleaved lets positional DIRs and flags come in any order, as
+// users type `tessera server /data --address :9000`.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+	return pos, envOverride(fs)
+}
+
+func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("server", flag.ContinueOnError)
+	var common commonFlags
+	common.register(fs)
+	cfg := server.DefaultEmbeddedConfig()
+	classes := classFlag{}
+	fs.StringVar(&cfg.Address, "address", cfg.Address, "S3 endpoint host:port")
+	fs.StringVar(&cfg.WebAddress, "web-address", cfg.WebAddress, "status page, metrics and health host:port")
+	fs.IntVar(&cfg.Peers, "peers", cfg.Peers, "storage peers when a single DIR is given")
+	fs.Var(codeFlag{&cfg.Code}, "ec", "default erasure code K+M")
+	fs.Var(classes, "storage-class", "extra storage class NAME=K+M (repeatable)")
+	fs.IntVar(&cfg.BlockSize, "block-size", cfg.BlockSize, "erasure block size in bytes")
+	dirs, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(dirs) == 0 {
+		return errors.New("server: at least one DIR is required")
+	}
+	log, err := common.logger(stderr)
+	if err != nil {
+		return err
+	}
+	cfg.Dirs, cfg.Classes, cfg.Logger = dirs, classes, log
+	cfg.Credentials = credentialsFromEnv()
+	cfg.Region = envOr("TESSERA_REGION", "us-east-1")
+	srv, err := server.StartEmbedded(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	creds := srv.Credentials()
+	fmt.Fprintf(stdout, "S3 endpoint: http://%s\nStatus page: http://%s\nAccessKey: %s\nSecretKey: %s\n",
+		srv.S3Addr(), srv.WebAddr(), creds.AccessKey, creds.SecretKey)
+	<-ctx.Done()
+	return srv.Close()
+}
+
+func runPeer(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("peer", flag.ContinueOnError)
+	var common commonFlags
+	common.register(fs)
+	cfg := server.DefaultPeerConfig()
+	var join listFlag
+	fs.StringVar(&cfg.Address, "address", cfg.Address, "shard API host:port")
+	fs.StringVar(&cfg.Bind, "bind", cfg.Bind, "gossip host:port")
+	fs.Var(&join, "join", "gossip addresses of existing nodes (comma-separated)")
+	dirs, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(dirs) != 1 {
+		return errors.New("peer: exactly one DIR is required")
+	}
+	log, err := common.logger(stderr)
+	if err != nil {
+		return err
+	}
+	cfg.Dir, cfg.Join, cfg.Logger = dirs[0], join, log
+	cfg.Secret = []byte(os.Getenv("TESSERA_CLUSTER_SECRET"))
+	if len(cfg.Secret) == 0 {
+		return errors.New("peer: TESSERA_CLUSTER_SECRET must be set for a multi-process cluster")
+	}
+	p, err := server.StartPeer(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	<-ctx.Done()
+	return p.Close()
+}
+
+func runGateway(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("gateway", flag.ContinueOnError)
+	var common commonFlags
+	common.register(fs)
+	cfg := server.DefaultGatewayConfig()
+	classes := classFlag{}
+	var join listFlag
+	fs.StringVar(&cfg.Address, "address", cfg.Address, "S3 endpoint host:port")
+	fs.StringVar(&cfg.WebAddress, "web-address", cfg.WebAddress, "status page host:port")
+	fs.StringVar(&cfg.Bind, "bind", cfg.Bind, "gossip host:port")
+	fs.Var(&join, "join", "gossip addresses of existing nodes (comma-separated)")
+	fs.Var(codeFlag{&cfg.Code}, "ec", "default erasure code K+M")
+	fs.Var(classes, "storage-class", "extra storage class NAME=K+M (repeatable)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	log, err := common.logger(stderr)
+	if err != nil {
+		return err
+	}
+	cfg.Join, cfg.Classes, cfg.Logger = join, classes, log
+	cfg.Credentials = credentialsFromEnv()
+	cfg.Region = envOr("TESSERA_REGION", "us-east-1")
+	if cfg.Credentials.AccessKey == "" || cfg.Credentials.SecretKey == "" || cfg.Credentials.ClusterSecret == "" {
+		return errors.New("gateway: TESSERA_ACCESS_KEY, TESSERA_SECRET_KEY and TESSERA_CLUSTER_SECRET must be set")
+	}
+	g, err := server.StartGateway(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	<-ctx.Done()
+	return g.Close()
+}
+
+func credentialsFromEnv() server.Credentials {
+	return server.Credentials{
+		AccessKey:     os.Getenv("TESSERA_ACCESS_KEY"),
+		SecretKey:     os.Getenv("TESSERA_SECRET_KEY"),
+		ClusterSecret: os.Getenv("TESSERA_CLUSTER_SECRET"),
+	}
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+var _ = meta.Code{}

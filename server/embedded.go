@@ -1,0 +1,147 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"tessera/cluster"
+	"tessera/meta"
+)
+
+// EmbeddedConfig configures `tessera server`: one gateway and its storage
+// peers in one process, each peer with its own directory, shard API
+// listener on loopback and gossip member.
+type EmbeddedConfig struct {
+	// Dirs: one DIR holds peers in DIR/peer1..DIR/peerN; several DIRs hold
+	// one peer each (one per disk).
+	Dirs        []string
+	Peers       int
+	Address     string
+	WebAddress  string
+	Code        meta.Code
+	Classes     map[string]meta.Code
+	Region      string
+	BlockSize   int
+	Credentials Credentials
+	Logger      zerolog.Logger
+	// StartTimeout bounds how long to wait for every peer to be seen by
+	// gossip.
+	StartTimeout time.Duration
+}
+
+// DefaultEmbeddedConfig returns the defaults of `tessera server`.
+func DefaultEmbeddedConfig() EmbeddedConfig {
+	return EmbeddedConfig{
+		Peers: 6, Address: ":9000", WebAddress: ":9001", Code: meta.Code{K: 4, M: 2},
+		Region: "us-east-1", BlockSize: 1 << 20, StartTimeout: 30 * time.Second,
+	}
+}
+
+// Embedded is a running embedded server.
+type Embedded struct {
+	gw    *Gateway
+	peers []*Peer
+	creds Credentials
+	dirs  []string
+}
+
+// StartEmbedded starts the gateway, then the peers joining it by gossip, and
+// returns once the gateway has seen every peer alive.
+func StartEmbedded(ctx context.Context, cfg EmbeddedConfig) (*Embedded, error) {
+	dirs, err := peerDirs(cfg.Dirs, cfg.Peers)
+	if err != nil {
+		return nil, err
+	}
+	if n := cfg.Code.N(); n > len(dirs) {
+		return nil, fmt.Errorf("server: code %s needs %d peers, have %d", cfg.Code, n, len(dirs))
+	}
+	for name, c := range cfg.Classes {
+		if c.N() > len(dirs) {
+			cfg.Logger.Warn().Str("class", name).Str("code", c.String()).Int("peers", len(dirs)).
+				Msg("storage class wider than the cluster; writes with it will be refused")
+		}
+	}
+	creds, generated, err := LoadOrCreateCredentials(cfg.Dirs[0], cfg.Credentials)
+	if err != nil {
+		return nil, err
+	}
+	if generated {
+		cfg.Logger.Info().Str("file", filepath.Join(cfg.Dirs[0], secretsFile)).Msg("generated credentials")
+	}
+	e := &Embedded{creds: creds, dirs: dirs}
+	gcfg := GatewayConfig{
+		Address: cfg.Address, WebAddress: cfg.WebAddress, Bind: "127.0.0.1:0", Credentials: creds,
+		Code: cfg.Code, Classes: cfg.Classes, Region: cfg.Region, BlockSize: cfg.BlockSize, Logger: cfg.Logger,
+		Timing: cluster.FastTiming(),
+	}
+	if e.gw, err = StartGateway(ctx, gcfg); err != nil {
+		return nil, err
+	}
+	for i, dir := range dirs {
+		newID := ""
+		if len(cfg.Dirs) == 1 {
+			newID = fmt.Sprintf("peer%d", i+1)
+		}
+		p, err := StartPeer(ctx, PeerConfig{Dir: dir, NewID: newID, Address: "127.0.0.1:0", Bind: "127.0.0.1:0",
+			Join: []string{e.gw.GossipAddr()}, Secret: []byte(creds.ClusterSecret), Logger: cfg.Logger,
+			Timing: cluster.FastTiming()})
+		if err != nil {
+			return nil, errors.Join(err, e.Close())
+		}
+		e.peers = append(e.peers, p)
+	}
+	wctx, cancel := context.WithTimeout(ctx, cfg.StartTimeout)
+	defer cancel()
+	if err := e.gw.WaitPeers(wctx, len(dirs)); err != nil {
+		return nil, errors.Join(fmt.Errorf("server: waiting for %d peers: %w", len(dirs), err), e.Close())
+	}
+	return e, nil
+}
+
+func peerDirs(dirs []string, n int) ([]string, error) {
+	switch {
+	case len(dirs) == 0:
+		return nil, errors.New("server: no data directory")
+	case len(dirs) > 1:
+		return dirs, nil
+	case n < 1:
+		return nil, fmt.Errorf("server: --peers %d: need at least 1", n)
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = filepath.Join(dirs[0], fmt.Sprintf("peer%d", i+1))
+	}
+	return out, nil
+}
+
+// S3Addr is the S3 endpoint's address.
+func (e *Embedded) S3Addr() string { return e.gw.S3Addr() }
+
+// WebAddr is the status page's address.
+func (e *Embedded) WebAddr() string { return e.gw.WebAddr() }
+
+// Credentials are the S3 keys and cluster secret in use.
+func (e *Embedded) Credentials() Credentials { return e.creds }
+
+// PeerDirs are the peers' data directories, in start order.
+func (e *Embedded) PeerDirs() []string { return e.dirs }
+
+// Gateway is the embedded gateway.
+func (e *Embedded) Gateway() *Gateway { return e.gw }
+
+// Close stops the gateway, then every peer.
+func (e *Embedded) Close() error {
+	var errs []error
+	if e.gw != nil {
+		errs = append(errs, e.gw.Close())
+	}
+	for _, p := range e.peers {
+		errs = append(errs, p.Close())
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,181 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"tessera/cluster"
+	"tessera/peer"
+	"tessera/storage"
+)
+
+// PeerConfig configures a storage peer.
+type PeerConfig struct {
+	Dir string
+	// NewID names the peer on its first start (random when empty); later
+	// starts use the ID stored in Dir, so a peer keeps its ring position
+	// even if its directory is passed in another order.
+	NewID string
+	// Address is the shard API listener; Bind the gossip listener.
+	Address, Bind string
+	Join          []string
+	Secret        []byte
+	Zone          string
+	Timing        cluster.Timing
+	Logger        zerolog.Logger
+}
+
+// DefaultPeerConfig returns the defaults of `tessera peer`.
+func DefaultPeerConfig() PeerConfig {
+	return PeerConfig{Address: ":9100", Bind: ":7946"}
+}
+
+// Peer is a running storage peer.
+type Peer struct {
+	id    string
+	store *storage.Store
+	http  *http.Server
+	ln    net.Listener
+	node  *cluster.Node
+	log   zerolog.Logger
+	done  chan struct{}
+}
+
+// StartPeer opens the peer's store, serves its shard API and joins gossip.
+func StartPeer(ctx context.Context, cfg PeerConfig) (*Peer, error) {
+	if len(cfg.Secret) == 0 {
+		return nil, errors.New("peer: a cluster secret is required")
+	}
+	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("peer: create %s: %w", cfg.Dir, err)
+	}
+	id, err := loadOrCreateID(cfg.Dir, cfg.NewID)
+	if err != nil {
+		return nil, err
+	}
+	var store *storage.Store
+	log := cfg.Logger.With().Str("component", "peer").Str("peer", id).Logger()
+	store, err = storage.Open(cfg.Dir, storage.Config{Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("peer %s: %w", id, err)
+	}
+	p := &Peer{id: id, store: store, log: log, done: make(chan struct{})}
+	if err := p.serve(cfg); err != nil {
+		store.Close()
+		return nil, err
+	}
+	p.node, err = cluster.Start(ctx, cluster.Config{
+		NodeID: id, Role: cluster.RolePeer, BindAddr: cfg.Bind, Join: cfg.Join,
+		Secret: cfg.Secret, Meta: p.nodeMeta(cfg.Zone), Logger: cfg.Logger, Timing: cfg.Timing,
+	})
+	if err != nil {
+		p.shutdown()
+		return nil, fmt.Errorf("peer %s: gossip: %w", id, err)
+	}
+	log.Info().Str("api", p.APIAddr()).Str("gossip", p.node.Addr()).Str("dir", cfg.Dir).Msg("peer started")
+	return p, nil
+}
+
+func (p *Peer) serve(cfg PeerConfig) error {
+	ln, err := net.Listen("tcp", cfg.Address)
+	if err != nil {
+		return fmt.Errorf("peer %s: listen %s: %w", p.id, cfg.Address, err)
+	}
+	p.ln = ln
+	h := peer.NewServer(peer.ServerConfig{Store: p.store, Secret: cfg.Secret, Logger: p.log})
+	p.http = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		ErrorLog: zerologStd(p.log)}
+	go func() {
+		defer close(p.done)
+		if err := p.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			p.log.Error().Err(err).Msg("shard API stopped")
+		}
+	}()
+	return nil
+}
+
+func (p *Peer) nodeMeta(zone string) func() cluster.NodeMeta {
+	return func() cluster.NodeMeta {
+		m := cluster.NodeMeta{ID: p.id, Role: cluster.RolePeer, APIAddr: p.APIAddr(), Zone: zone}
+		if capacity, free, err := p.store.Stat(); err == nil {
+			m.Capacity, m.Free = capacity, free
+		}
+		return m
+	}
+}
+
+// ID is the peer's stable identifier.
+func (p *Peer) ID() string { return p.id }
+
+// APIAddr is the shard API's real address.
+func (p *Peer) APIAddr() string { return p.ln.Addr().String() }
+
+// GossipAddr is the gossip listener's real address.
+func (p *Peer) GossipAddr() string { return p.node.Addr() }
+
+// Close leaves gossip and stops serving.
+func (p *Peer) Close() error {
+	var err error
+	if p.node != nil {
+		err = p.node.Close()
+	}
+	return errors.Join(err, p.shutdown())
+}
+
+func (p *Peer) shutdown() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := p.http.Shutdown(ctx)
+	if err != nil {
+		err = p.http.Close()
+	}
+	<-p.done
+	return errors.Join(err, p.store.Close())
+}
+
+const idFile = "node.id"
+
+// loadOrCreateID returns the peer ID stored in dir. An ID survives restarts
+// so the peer keeps its place on the ring.
+func loadOrCreateID(dir, newID string) (string, error) {
+	path := filepath.Join(dir, idFile)
+	b, err := os.ReadFile(path)
+	if err == nil {
+		if id := strings.TrimSpace(string(b)); validID(id) {
+			return id, nil
+		}
+		return "", fmt.Errorf("peer: %s holds no valid ID; restore it or remove it to join as a new peer", path)
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("peer: read %s: %w", path, err)
+	}
+	id := newID
+	if id == "" {
+		id = "peer-" + randomID()
+	}
+	if err := os.WriteFile(path, []byte(id+"\n"), 0o644); err != nil {
+		return "", fmt.Errorf("peer: write %s: %w", path, err)
+	}
+	return id, nil
+}
+
+func validID(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,74 @@
+package server
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"tessera/cluster"
+	"tessera/meta"
+	"tessera/object"
+	"tessera/peer"
+)
+
+// clusterView adapts gossip membership and the ring to the object layer's
+// Cluster, and keeps one shard client per peer.
+type clusterView struct {
+	node   *cluster.Node
+	secret []byte
+	hc     *http.Client
+	tr     *http.Transport
+
+	mu      sync.Mutex
+	clients map[meta.PeerID]*peerClient
+}
+
+type peerClient struct {
+	addr string
+	c    *peer.Client
+}
+
+var _ object.Cluster = (*clusterView)(nil)
+
+func newClusterView(node *cluster.Node, secret []byte) *clusterView {
+	tr := &http.Transport{
+		DialContext:         (&net.Dialer{Timeout: 2 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:        256,
+		MaxIdleConnsPerHost: 64,
+		IdleConnTimeout:     90 * time.Second,
+		// Shard bodies are already compressed-or-random erasure data.
+		DisableCompression: true,
+		WriteBufferSize:    64 << 10,
+		ReadBufferSize:     64 << 10,
+	}
+	return &clusterView{node: node, secret: secret, tr: tr, hc: &http.Client{Transport: tr},
+		clients: map[meta.PeerID]*peerClient{}}
+}
+
+func (v *clusterView) Placement(bucket, key string, n int) ([]meta.PeerID, error) {
+	return v.node.View().Placement(bucket, key, n)
+}
+
+func (v *clusterView) Peers() []meta.PeerID { return v.node.View().Peers() }
+
+func (v *clusterView) Client(id meta.PeerID) (object.ShardClient, error) {
+	m, ok := v.node.View().Member(id)
+	if !ok || m.APIAddr == "" {
+		return nil, fmt.Errorf("peer %s: address unknown", id)
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if pc, ok := v.clients[id]; ok && pc.addr == m.APIAddr {
+		return pc.c, nil
+	}
+	c := peer.NewClient(peer.ClientConfig{ID: id, BaseURL: "http://" + m.APIAddr, Secret: v.secret, HTTP: v.hc})
+	v.clients[id] = &peerClient{addr: m.APIAddr, c: c}
+	return c, nil
+}
+
+func (v *clusterView) Close() error {
+	v.tr.CloseIdleConnections()
+	return nil
+}

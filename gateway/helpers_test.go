@@ -36,7 +36,7 @@ func (d denyWith) Verify(*http.Request) (*sigv4.Result, error) { return nil, d.e
 type bodyFailsWith struct{ err error }
 
 func (b bodyFailsWith) Verify(r *http.Request) (*sigv4.Result, error) {
-	return &sigv4.Result{Body: io.NopCloser(io.MultiReader(r.Body, errReader{b.err})), Size: r.ContentLength}, nil
+	return &sigv4.Result{Body: io.NopCloser(io.MultiReader(r.Body, errReader(b))), Size: r.ContentLength}, nil
 }
 
 type errReader struct{ err error }

@@ -9,8 +9,9 @@ import (
 	"time"
 )
 
-// s3NS is the namespace of every S3 response document except errors.
-const s3NS = "http://s3.amazonaws.com/doc/2006-03-01/"
+// Every S3 response document except errors is in the namespace
+// http://s3.amazonaws.com/doc/2006-03-01/, spelled out in each XMLName tag
+// because struct tags cannot refer to constants.
 
 // iso8601 is the timestamp layout of S3 XML documents.
 const iso8601 = "2006-01-02T15:04:05.000Z"

@@ -91,7 +91,10 @@ type ListOptions struct {
 	Delimiter string
 	// After: return keys (and common prefixes) strictly greater than this
 	// (start-after or the decoded continuation token).
-	After   string
+	After string
+	// MaxKeys caps the page: 0 gives an empty, untruncated page (as S3
+	// does for max-keys=0); negative or over DefaultMaxKeys means
+	// DefaultMaxKeys.
 	MaxKeys int
 }
 
@@ -129,3 +132,14 @@ type ListPartsResult struct {
 
 // ErrBadDigest: the body's MD5 differs from Content-MD5.
 var ErrBadDigest = errors.New("bad digest")
+
+// Errors added with the Layer.
+var (
+	// ErrBodyTooLong: the body carried more bytes than its declared size.
+	ErrBodyTooLong = errors.New("body longer than declared size")
+	// ErrCopyToSelf: a copy onto its own source without replacing its
+	// metadata (S3: InvalidRequest).
+	ErrCopyToSelf = errors.New("copy onto itself without changing anything")
+	// ErrInvalidPartNumber: a part number outside 1..MaxPartNumber.
+	ErrInvalidPartNumber = errors.New("invalid part number")
+)

@@ -1,0 +1,43 @@
+// Package object is tessera's object layer: it turns S3 operations into
+// erasure-coded shard writes and reads on the storage peers, through three
+// small interfaces it declares (ShardClient, Cluster, Scheduler) so that it
+// is tested against in-memory fakes.
+//
+// # Writes
+//
+// A PUT picks the code of its storage class, the key's n peers from the
+// ring, and streams the body through the erasure encoder into n shard
+// streams, each staged on its peer through a pipe: memory per request is a
+// few blocks whatever the object size. Bodies of at most InlineLimit bytes
+// are instead encoded in memory and their shards carried inside the
+// metadata records (one durable write per peer). Once a write quorum
+// (meta.Code.WriteQuorum) has staged its shard, the record is committed on
+// each of those peers; the PUT succeeds when a write quorum committed. The
+// version stamp is taken just before the commit and is strictly
+// increasing per Layer. Until the commit nothing of the new version is
+// visible, and a failed PUT leaves the previous version readable.
+//
+// # Reads
+//
+// Metadata is read from every peer the key may live on. The current version
+// is the newest stamp at least k peers hold; a newer stamp held by fewer is a
+// write that never reached its quorum and is passed over, unless the peers
+// that did not answer could hold enough of it, in which case the read fails
+// with ErrQuorum rather than risk returning an overwritten version. A read
+// also needs answers from enough peers that every possible write quorum of
+// every code in use is intersected. Shards are then fetched in the
+// scheduler's order, restricted to peers that may hold that version, and
+// decoded block by block; every block is checksum-verified before any of
+// it is written, so a read never returns wrong bytes: it returns an error.
+//
+// # Invariants
+//
+//   - Every peer call runs under ctx; metadata calls under PeerTimeout, and
+//     shard streams fail over when they stall for PeerTimeout.
+//   - Every goroutine a method starts has exited when the method returns.
+//   - A body is read to io.EOF (a streaming-signed body proves itself only
+//     at its end), never past its declared size plus one probing byte.
+//   - Content-MD5 is checked before anything is committed.
+//   - Degraded reads and writes are logged at Warn and reported through
+//     Config.Repair for a later repair pass.
+package object

@@ -1,0 +1,528 @@
+package object
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"tessera/meta"
+)
+
+var errDown = errors.New("peer down")
+
+// fault is what a fakePeer does wrong.
+type fault int
+
+const (
+	faultNone        fault = iota
+	faultDown              // every call fails at once
+	faultCorruptMeta       // records come back damaged (meta.ErrCorrupt)
+	faultGarbage           // shard bytes come back flipped
+	faultHang              // every call blocks until its ctx ends
+	faultHangRead          // shard streams open, then never deliver
+	faultFailCommit        // metadata writes fail; reads still work
+)
+
+// fakePeer is an in-memory storage peer honouring the ShardClient
+// contract: staged files become visible only on commit, older stamps are
+// refused with meta.ErrStale, records go through the real codec.
+type fakePeer struct {
+	id meta.PeerID
+
+	mu      sync.Mutex
+	fault   fault
+	delay   time.Duration
+	buckets map[string]meta.Bucket
+	records map[string][]byte // bucket/key → encoded record
+	entries map[string]meta.Entry
+	keys    map[string][]string // bucket → sorted keys with a record
+	shards  map[string][]byte   // bucket/key/stamp/part → shard file
+	tmp     map[string][]byte
+	uploads map[string]*fakeUpload // bucket/key/uploadID
+	nextTmp int
+
+	stages  atomic.Int64
+	commits atomic.Int64
+	reads   atomic.Int64
+}
+
+type fakeUpload struct {
+	u     meta.Upload
+	parts map[int]fakePart
+}
+
+type fakePart struct {
+	p    meta.Part
+	data []byte
+}
+
+func newFakePeer(id meta.PeerID) *fakePeer {
+	return &fakePeer{
+		id: id, buckets: map[string]meta.Bucket{}, records: map[string][]byte{},
+		entries: map[string]meta.Entry{}, keys: map[string][]string{},
+		shards: map[string][]byte{}, tmp: map[string][]byte{}, uploads: map[string]*fakeUpload{},
+	}
+}
+
+func (p *fakePeer) setFault(f fault) {
+	p.mu.Lock()
+	p.fault = f
+	p.mu.Unlock()
+}
+
+func (p *fakePeer) setDelay(d time.Duration) {
+	p.mu.Lock()
+	p.delay = d
+	p.mu.Unlock()
+}
+
+// enter applies the peer's fault before a call.
+func (p *fakePeer) enter(ctx context.Context) (fault, error) {
+	p.mu.Lock()
+	f, d := p.fault, p.delay
+	p.mu.Unlock()
+	if d > 0 {
+		select {
+		case <-time.After(d):
+		case <-ctx.Done():
+			return f, ctx.Err()
+		}
+	}
+	switch f {
+	case faultDown:
+		return f, fmt.Errorf("%s: %w", p.id, errDown)
+	case faultHang:
+		<-ctx.Done()
+		return f, ctx.Err()
+	}
+	return f, ctx.Err()
+}
+
+func objKey(bucket, key string) string { return bucket + "\x00" + key }
+
+func shardKey(bucket, key string, st meta.Stamp, part int) string {
+	return fmt.Sprintf("%s\x00%s\x00%s\x00%d", bucket, key, st, part)
+}
+
+func (p *fakePeer) MakeBucket(ctx context.Context, b meta.Bucket) error {
+	if _, err := p.enter(ctx); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.buckets[b.Name]; ok {
+		return meta.ErrBucketExists
+	}
+	p.buckets[b.Name] = b
+	return nil
+}
+
+func (p *fakePeer) StatBucket(ctx context.Context, bucket string) (meta.Bucket, error) {
+	if _, err := p.enter(ctx); err != nil {
+		return meta.Bucket{}, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	b, ok := p.buckets[bucket]
+	if !ok {
+		return meta.Bucket{}, meta.ErrBucketNotFound
+	}
+	return b, nil
+}
+
+func (p *fakePeer) DeleteBucket(ctx context.Context, bucket string) error {
+	if _, err := p.enter(ctx); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.buckets[bucket]; !ok {
+		return meta.ErrBucketNotFound
+	}
+	for k, raw := range p.records {
+		if strings.HasPrefix(k, bucket+"\x00") {
+			if o, err := meta.UnmarshalObject(raw); err == nil && !o.Deleted {
+				return meta.ErrBucketNotEmpty
+			}
+		}
+	}
+	for k := range p.uploads {
+		if strings.HasPrefix(k, bucket+"\x00") {
+			return meta.ErrBucketNotEmpty
+		}
+	}
+	delete(p.buckets, bucket)
+	return nil
+}
+
+func (p *fakePeer) ListBuckets(ctx context.Context) ([]meta.Bucket, error) {
+	if _, err := p.enter(ctx); err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []meta.Bucket
+	for _, b := range p.buckets {
+		out = append(out, b)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+func (p *fakePeer) StageShard(ctx context.Context, r io.Reader) (string, error) {
+	if _, err := p.enter(ctx); err != nil {
+		return "", err
+	}
+	p.stages.Add(1)
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return "", err
+	}
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.nextTmp++
+	id := fmt.Sprintf("tmp-%s-%d", p.id, p.nextTmp)
+	p.tmp[id] = data
+	return id, nil
+}
+
+// held returns the record held for bucket/key, nil when none.
+func (p *fakePeer) held(bucket, key string) *meta.Object {
+	raw, ok := p.records[objKey(bucket, key)]
+	if !ok {
+		return nil
+	}
+	o, err := meta.UnmarshalObject(raw)
+	if err != nil {
+		return nil
+	}
+	return o
+}
+
+// install makes o the peer's record, its shard files taken from files.
+// Caller holds p.mu and has checked the bucket.
+func (p *fakePeer) install(o *meta.Object, files map[int][]byte) error {
+	old := p.held(o.Bucket, o.Key)
+	if old != nil && o.Stamp.Less(old.Stamp) {
+		return fmt.Errorf("%s: %w", p.id, meta.ErrStale)
+	}
+	raw, err := meta.MarshalObject(o)
+	if err != nil {
+		return err
+	}
+	if old != nil && old.Stamp != o.Stamp {
+		for _, pt := range partsOf(old) {
+			delete(p.shards, shardKey(old.Bucket, old.Key, old.Stamp, pt.Number))
+		}
+	}
+	for n, data := range files {
+		p.shards[shardKey(o.Bucket, o.Key, o.Stamp, n)] = data
+	}
+	p.setRecord(o, raw)
+	return nil
+}
+
+// setRecord stores an encoded record and indexes it for List.
+func (p *fakePeer) setRecord(o *meta.Object, raw []byte) {
+	k := objKey(o.Bucket, o.Key)
+	if _, ok := p.records[k]; !ok {
+		ks := p.keys[o.Bucket]
+		i := sort.SearchStrings(ks, o.Key)
+		p.keys[o.Bucket] = append(ks[:i], append([]string{o.Key}, ks[i:]...)...)
+	}
+	p.records[k] = raw
+	p.entries[k] = meta.EntryOf(o)
+}
+
+func (p *fakePeer) Commit(ctx context.Context, o *meta.Object, staged []string) error {
+	f, err := p.enter(ctx)
+	if err != nil {
+		return err
+	}
+	if f == faultFailCommit {
+		return fmt.Errorf("%s: commit: %w", p.id, errDown)
+	}
+	p.commits.Add(1)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.buckets[o.Bucket]; !ok {
+		return meta.ErrBucketNotFound
+	}
+	files := map[int][]byte{}
+	if !o.Inlined && !o.Deleted {
+		if len(staged) != len(o.Parts) {
+			return fmt.Errorf("%d staged files for %d parts", len(staged), len(o.Parts))
+		}
+		for i, id := range staged {
+			data, ok := p.tmp[id]
+			if !ok {
+				return fmt.Errorf("staged file %s: %w", id, meta.ErrNotFound)
+			}
+			files[o.Parts[i].Number] = data
+		}
+	}
+	if err := p.install(o, files); err != nil {
+		return err
+	}
+	for _, id := range staged {
+		delete(p.tmp, id)
+	}
+	return nil
+}
+
+func (p *fakePeer) ReadMeta(ctx context.Context, bucket, key string) (*meta.Object, error) {
+	f, err := p.enter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.buckets[bucket]; !ok {
+		return nil, meta.ErrBucketNotFound
+	}
+	raw, ok := p.records[objKey(bucket, key)]
+	if !ok {
+		return nil, meta.ErrNotFound
+	}
+	if f == faultCorruptMeta {
+		raw = append([]byte(nil), raw...)
+		raw[len(raw)/2] ^= 0x40
+	}
+	o, err := meta.UnmarshalObject(raw)
+	if err == nil && f == faultGarbage {
+		// A well-formed record carrying damaged shard bytes: only the
+		// erasure checksums can tell.
+		for i := range o.Inline {
+			if i%7 == 3 {
+				o.Inline[i] ^= 0xa5
+			}
+		}
+	}
+	return o, err
+}
+
+func (p *fakePeer) ReadShard(ctx context.Context, bucket, key string, st meta.Stamp, part int, off, length int64) (io.ReadCloser, error) {
+	f, err := p.enter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p.reads.Add(1)
+	p.mu.Lock()
+	data, ok := p.shards[shardKey(bucket, key, st, part)]
+	p.mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("shard of %s/%s@%s part %d: %w", bucket, key, st, part, meta.ErrNotFound)
+	}
+	if off < 0 || length < 0 || off+length > int64(len(data)) {
+		return nil, fmt.Errorf("range %d+%d of %d bytes", off, length, len(data))
+	}
+	out := append([]byte(nil), data[off:off+length]...)
+	switch f {
+	case faultGarbage:
+		for i := range out {
+			if i%7 == 3 {
+				out[i] ^= 0xa5
+			}
+		}
+	case faultHangRead:
+		return io.NopCloser(hungReader{ctx}), nil
+	}
+	return io.NopCloser(bytes.NewReader(out)), nil
+}
+
+// hungReader never delivers a byte; it fails when its ctx ends.
+type hungReader struct{ ctx context.Context }
+
+func (h hungReader) Read([]byte) (int, error) {
+	<-h.ctx.Done()
+	return 0, h.ctx.Err()
+}
+
+func (p *fakePeer) List(ctx context.Context, bucket, prefix, after string, limit int) ([]meta.Entry, error) {
+	if _, err := p.enter(ctx); err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.buckets[bucket]; !ok {
+		return nil, meta.ErrBucketNotFound
+	}
+	ks := p.keys[bucket]
+	var out []meta.Entry
+	for i := sort.SearchStrings(ks, max(after, prefix)); i < len(ks) && len(out) < limit; i++ {
+		if ks[i] > after && strings.HasPrefix(ks[i], prefix) {
+			out = append(out, p.entries[objKey(bucket, ks[i])])
+		}
+	}
+	return out, nil
+}
+
+func uploadKey(bucket, key, id string) string { return bucket + "\x00" + key + "\x00" + id }
+
+func (p *fakePeer) PutUpload(ctx context.Context, u *meta.Upload) error {
+	f, err := p.enter(ctx)
+	if err != nil {
+		return err
+	}
+	if f == faultFailCommit {
+		return errDown
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.buckets[u.Bucket]; !ok {
+		return meta.ErrBucketNotFound
+	}
+	cp := *u
+	cp.Parts = nil
+	p.uploads[uploadKey(u.Bucket, u.Key, u.UploadID)] = &fakeUpload{u: cp, parts: map[int]fakePart{}}
+	return nil
+}
+
+func (p *fakePeer) GetUpload(ctx context.Context, bucket, key, id string) (*meta.Upload, error) {
+	if _, err := p.enter(ctx); err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	up, ok := p.uploads[uploadKey(bucket, key, id)]
+	if !ok {
+		return nil, meta.ErrUploadNotFound
+	}
+	cp := up.u
+	for _, fp := range up.parts {
+		cp.Parts = append(cp.Parts, fp.p)
+	}
+	sort.Slice(cp.Parts, func(i, j int) bool { return cp.Parts[i].Number < cp.Parts[j].Number })
+	return &cp, nil
+}
+
+func (p *fakePeer) CommitPart(ctx context.Context, bucket, key, id string, part meta.Part, tmpID string) error {
+	f, err := p.enter(ctx)
+	if err != nil {
+		return err
+	}
+	if f == faultFailCommit {
+		return errDown
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	up, ok := p.uploads[uploadKey(bucket, key, id)]
+	if !ok {
+		return meta.ErrUploadNotFound
+	}
+	data, ok := p.tmp[tmpID]
+	if !ok {
+		return fmt.Errorf("staged file %s: %w", tmpID, meta.ErrNotFound)
+	}
+	delete(p.tmp, tmpID)
+	up.parts[part.Number] = fakePart{p: part, data: data}
+	return nil
+}
+
+func (p *fakePeer) CompleteUpload(ctx context.Context, o *meta.Object, id string) error {
+	f, err := p.enter(ctx)
+	if err != nil {
+		return err
+	}
+	if f == faultFailCommit {
+		return errDown
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	uk := uploadKey(o.Bucket, o.Key, id)
+	up, ok := p.uploads[uk]
+	if !ok {
+		return meta.ErrUploadNotFound
+	}
+	files := map[int][]byte{}
+	for _, pt := range o.Parts {
+		fp, ok := up.parts[pt.Number]
+		if !ok || fp.p != pt {
+			return fmt.Errorf("part %d: not held as %+v", pt.Number, pt)
+		}
+		files[pt.Number] = fp.data
+	}
+	if err := p.install(o, files); err != nil {
+		return err
+	}
+	delete(p.uploads, uk)
+	return nil
+}
+
+func (p *fakePeer) AbortUpload(ctx context.Context, bucket, key, id string) error {
+	if _, err := p.enter(ctx); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	uk := uploadKey(bucket, key, id)
+	if _, ok := p.uploads[uk]; !ok {
+		return meta.ErrUploadNotFound
+	}
+	delete(p.uploads, uk)
+	return nil
+}
+
+// fakeCluster places a key on n consecutive peers from a hashed start.
+type fakeCluster struct {
+	ids   []meta.PeerID
+	peers map[meta.PeerID]*fakePeer
+}
+
+func newFakeCluster(n int) *fakeCluster {
+	c := &fakeCluster{peers: map[meta.PeerID]*fakePeer{}}
+	for i := range n {
+		id := meta.PeerID(fmt.Sprintf("p%d", i))
+		c.ids = append(c.ids, id)
+		c.peers[id] = newFakePeer(id)
+	}
+	return c
+}
+
+func (c *fakeCluster) Placement(bucket, key string, n int) ([]meta.PeerID, error) {
+	if n > len(c.ids) {
+		return nil, fmt.Errorf("placement: %d of %d peers", n, len(c.ids))
+	}
+	h := fnv.New32a()
+	h.Write([]byte(bucket + "/" + key))
+	start := int(h.Sum32() % uint32(len(c.ids)))
+	out := make([]meta.PeerID, n)
+	for i := range out {
+		out[i] = c.ids[(start+i)%len(c.ids)]
+	}
+	return out, nil
+}
+
+func (c *fakeCluster) Peers() []meta.PeerID { return append([]meta.PeerID(nil), c.ids...) }
+
+func (c *fakeCluster) Client(id meta.PeerID) (ShardClient, error) {
+	p, ok := c.peers[id]
+	if !ok {
+		return nil, fmt.Errorf("unknown peer %s", id)
+	}
+	return p, nil
+}
+
+// peerAt is the fake holding shard i of bucket/key under an n-wide code.
+func (c *fakeCluster) peerAt(bucket, key string, n, i int) *fakePeer {
+	ps, _ := c.Placement(bucket, key, n)
+	return c.peers[ps[i]]
+}
+
+func (c *fakeCluster) heal() {
+	for _, p := range c.peers {
+		p.setFault(faultNone)
+		p.setDelay(0)
+	}
+}

@@ -1,0 +1,232 @@
+package object
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"tessera/erasure"
+	"tessera/meta"
+)
+
+// Storage class names every layer knows.
+const (
+	ClassStandard = "STANDARD"
+	ClassReduced  = "REDUCED_REDUNDANCY"
+)
+
+// Defaults applied by New to zero Config fields.
+const (
+	DefaultBlockSize      = 1 << 20
+	DefaultInlineLimit    = 128 << 10
+	DefaultPeerTimeout    = 5 * time.Second
+	DefaultBucketCacheTTL = 2 * time.Second
+)
+
+// Config configures a Layer. Zero fields take the defaults above.
+type Config struct {
+	Cluster Cluster
+	// Scheduler orders shard reads; nil means shard order.
+	Scheduler Scheduler
+	// DefaultCode is the STANDARD storage class's code (4+2 when zero).
+	DefaultCode meta.Code
+	// Classes maps storage class names to codes. STANDARD is always
+	// DefaultCode; REDUCED_REDUNDANCY defaults to (n-1)+1.
+	Classes map[string]meta.Code
+	// BlockSize is the erasure block size of new objects (1 MiB).
+	BlockSize int
+	// InlineLimit: objects of at most this many bytes live inside their
+	// metadata records (128 KiB; negative disables inlining).
+	InlineLimit int64
+	// WriterID names this gateway in version stamps (random when empty).
+	WriterID string
+	Logger   zerolog.Logger
+	// PeerTimeout bounds each metadata call, and each stalled read or
+	// write of a shard stream.
+	PeerTimeout time.Duration
+	// Now is the clock of version stamps and ModTime (time.Now).
+	Now func() time.Time
+	// BucketCacheTTL is how long a positive bucket check is trusted.
+	BucketCacheTTL time.Duration
+	// MinPartSize is the smallest non-last multipart part (MinPartSize).
+	MinPartSize int64
+	// Repair, when set, is called for every object found degraded. It must
+	// not block.
+	Repair func(RepairItem)
+}
+
+// Layer is the object layer: it turns S3 operations into erasure-coded
+// shard writes and reads on the storage peers. Safe for concurrent use.
+type Layer struct {
+	cfg     Config
+	log     zerolog.Logger
+	classes map[string]meta.Code
+
+	coders sync.Map // coderKey → *erasure.Coder
+
+	stampMu   sync.Mutex
+	lastStamp int64
+
+	buckets bucketCache
+	repairs atomic.Uint64
+
+	listBatch int // entries per peer List call; 0 sizes it to the page
+}
+
+type coderKey struct{ k, m, block int }
+
+// New validates cfg, fills defaults and returns a Layer.
+func New(cfg Config) (*Layer, error) {
+	if cfg.Cluster == nil {
+		return nil, errors.New("object: Config.Cluster is required")
+	}
+	if cfg.DefaultCode == (meta.Code{}) {
+		cfg.DefaultCode = meta.Code{K: 4, M: 2}
+	}
+	if !cfg.DefaultCode.Valid() {
+		return nil, fmt.Errorf("object: invalid default code %s", cfg.DefaultCode)
+	}
+	if cfg.BlockSize <= 0 {
+		cfg.BlockSize = DefaultBlockSize
+	}
+	if cfg.InlineLimit == 0 {
+		cfg.InlineLimit = DefaultInlineLimit
+	}
+	if cfg.WriterID == "" {
+		cfg.WriterID = randomID(8)
+	}
+	if cfg.PeerTimeout <= 0 {
+		cfg.PeerTimeout = DefaultPeerTimeout
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.BucketCacheTTL == 0 {
+		cfg.BucketCacheTTL = DefaultBucketCacheTTL
+	}
+	if cfg.MinPartSize <= 0 {
+		cfg.MinPartSize = MinPartSize
+	}
+	classes, err := buildClasses(cfg.DefaultCode, cfg.Classes)
+	if err != nil {
+		return nil, err
+	}
+	l := &Layer{
+		cfg:     cfg,
+		log:     cfg.Logger.With().Str("component", "object").Logger(),
+		classes: classes,
+	}
+	l.buckets.ttl = cfg.BucketCacheTTL
+	return l, nil
+}
+
+func buildClasses(def meta.Code, given map[string]meta.Code) (map[string]meta.Code, error) {
+	out := make(map[string]meta.Code, len(given)+2)
+	for name, c := range given {
+		if !c.Valid() {
+			return nil, fmt.Errorf("object: storage class %s: invalid code %s", name, c)
+		}
+		out[name] = c
+	}
+	out[ClassStandard] = def
+	if _, ok := out[ClassReduced]; !ok {
+		rrs := def
+		if n := def.N(); n >= 2 {
+			rrs = meta.Code{K: n - 1, M: 1}
+		}
+		out[ClassReduced] = rrs
+	}
+	return out, nil
+}
+
+// codeFor resolves a storage class name ("" = STANDARD) to its code and
+// checks that the ring is wide enough for it.
+func (l *Layer) codeFor(class string) (string, meta.Code, error) {
+	if class == "" {
+		class = ClassStandard
+	}
+	c, ok := l.classes[class]
+	if !ok {
+		return "", meta.Code{}, fmt.Errorf("storage class %q: %w", class, ErrInvalidStorageClass)
+	}
+	if err := l.checkWidth(class, c); err != nil {
+		return "", meta.Code{}, err
+	}
+	return class, c, nil
+}
+
+func (l *Layer) checkWidth(class string, c meta.Code) error {
+	if peers := len(l.cfg.Cluster.Peers()); c.N() > peers {
+		return fmt.Errorf("storage class %s needs code %s (%d peers) but the cluster has %d: %w",
+			class, c, c.N(), peers, ErrCodeTooWide)
+	}
+	return nil
+}
+
+// coder returns the shared erasure coder for a code and block size.
+func (l *Layer) coder(c meta.Code, block int) (*erasure.Coder, error) {
+	key := coderKey{c.K, c.M, block}
+	if v, ok := l.coders.Load(key); ok {
+		return v.(*erasure.Coder), nil
+	}
+	ec, err := erasure.New(c.K, c.M, block)
+	if err != nil {
+		return nil, fmt.Errorf("erasure coder %s/%d: %w", c, block, err)
+	}
+	v, _ := l.coders.LoadOrStore(key, ec)
+	return v.(*erasure.Coder), nil
+}
+
+// stamp returns a version stamp strictly newer than any this layer issued,
+// so two writes through one gateway never tie even if the clock stalls or
+// steps back.
+func (l *Layer) stamp() meta.Stamp {
+	l.stampMu.Lock()
+	defer l.stampMu.Unlock()
+	n := l.cfg.Now().UnixNano()
+	if n <= l.lastStamp {
+		n = l.lastStamp + 1
+	}
+	l.lastStamp = n
+	return meta.Stamp{Nanos: n, Writer: l.cfg.WriterID}
+}
+
+// queryCodes is every distinct code objects of this layer can have, so a
+// metadata read asks each placement an object of any class could have.
+func (l *Layer) queryCodes() []meta.Code {
+	seen := map[meta.Code]bool{}
+	var out []meta.Code
+	for _, c := range l.classes {
+		if !seen[c] && c.N() <= len(l.cfg.Cluster.Peers()) {
+			seen[c] = true
+			out = append(out, c)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].N() != out[j].N() {
+			return out[i].N() > out[j].N()
+		}
+		return out[i].K > out[j].K
+	})
+	return out
+}
+
+func randomID(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // documented never to fail
+	return hex.EncodeToString(b)
+}
+
+func classOrStandard(c string) string {
+	if c == "" {
+		return ClassStandard
+	}
+	return c
+}

@@ -1,0 +1,254 @@
+package object
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"tessera/meta"
+)
+
+// ListObjects returns one page of bucket's live keys and common prefixes
+// in key order. It merges the sorted listings of every peer, keeping the
+// newest stamp per key and hiding tombstones, and tolerates as many failed
+// peers as the default code has parity. MaxKeys 0 yields an empty page;
+// a negative MaxKeys, or one over DefaultMaxKeys, means DefaultMaxKeys.
+func (l *Layer) ListObjects(ctx context.Context, bucket string, opts ListOptions) (ListResult, error) {
+	res, err := l.listObjects(ctx, bucket, opts)
+	if err != nil {
+		return ListResult{}, fmt.Errorf("list %s: %w", bucket, err)
+	}
+	return res, nil
+}
+
+func (l *Layer) listObjects(ctx context.Context, bucket string, opts ListOptions) (ListResult, error) {
+	if err := l.requireBucket(ctx, bucket); err != nil {
+		return ListResult{}, err
+	}
+	limit := opts.MaxKeys
+	if limit < 0 || limit > DefaultMaxKeys {
+		limit = DefaultMaxKeys
+	}
+	m := l.newMerger(bucket, opts, limit+1)
+	var res ListResult
+	if limit == 0 {
+		return res, nil
+	}
+	for {
+		e, prefix, ok, err := m.next(ctx)
+		if err != nil {
+			return ListResult{}, err
+		}
+		if !ok {
+			return res, nil
+		}
+		if len(res.Objects)+len(res.Prefixes) == limit {
+			res.IsTruncated = true
+			return res, nil
+		}
+		if prefix != "" {
+			res.Prefixes = append(res.Prefixes, prefix)
+			res.NextAfter = prefix
+			continue
+		}
+		res.Objects = append(res.Objects, entryInfo(bucket, e))
+		res.NextAfter = e.Key
+	}
+}
+
+func entryInfo(bucket string, e meta.Entry) ObjectInfo {
+	return ObjectInfo{Bucket: bucket, Key: e.Key, Size: e.Size, ETag: e.ETag, ModTime: e.ModTime,
+		StorageClass: classOrStandard(e.StorageClass), Parts: partsInETag(e.ETag)}
+}
+
+// partsInETag reads the part count of a multipart ETag ("hex-N"), which
+// is all a listing line says about parts.
+func partsInETag(etag string) int {
+	if _, n, ok := strings.Cut(etag, "-"); ok {
+		if v, err := strconv.Atoi(n); err == nil && v > 0 {
+			return v
+		}
+	}
+	return 1
+}
+
+// merger k-way merges the peers' listings of one bucket.
+type merger struct {
+	l         *Layer
+	bucket    string
+	prefix    string
+	delimiter string
+	after     string // items must sort after this
+	batch     int
+	tolerate  int
+	failures  map[meta.PeerID]error
+	cursors   []*cursor
+	// skip is the last common prefix reached: every key under it is
+	// folded into it and dropped.
+	skip string
+}
+
+// cursor is one peer's position in its listing.
+type cursor struct {
+	peer  meta.PeerID
+	buf   []meta.Entry
+	after string // last key fetched
+	done  bool
+}
+
+func (l *Layer) newMerger(bucket string, opts ListOptions, batch int) *merger {
+	m := &merger{
+		l: l, bucket: bucket, prefix: opts.Prefix, delimiter: opts.Delimiter, after: opts.After,
+		batch: min(max(batch, 64), DefaultMaxKeys), tolerate: l.cfg.DefaultCode.M,
+		failures: map[meta.PeerID]error{},
+	}
+	if l.listBatch > 0 {
+		m.batch = l.listBatch
+	}
+	for _, p := range l.cfg.Cluster.Peers() {
+		m.cursors = append(m.cursors, &cursor{peer: p, after: opts.After})
+	}
+	return m
+}
+
+// next returns the next item after m.after: a live entry, or a common
+// prefix (when prefix != ""). ok is false once the listing is exhausted.
+// A common prefix is emitted at its first live key, so prefixes holding
+// only tombstones never show.
+func (m *merger) next(ctx context.Context) (e meta.Entry, prefix string, ok bool, err error) {
+	for {
+		e, ok, err := m.pop(ctx)
+		if err != nil || !ok {
+			return meta.Entry{}, "", false, err
+		}
+		if e.Deleted || e.Key <= m.after || (m.skip != "" && strings.HasPrefix(e.Key, m.skip)) {
+			continue
+		}
+		if cp := m.commonPrefix(e.Key); cp != "" {
+			m.skip = cp
+			if cp <= m.after {
+				continue // returned on an earlier page
+			}
+			m.after = cp
+			return meta.Entry{}, cp, true, nil
+		}
+		m.after = e.Key
+		return e, "", true, nil
+	}
+}
+
+func (m *merger) commonPrefix(key string) string {
+	if m.delimiter == "" {
+		return ""
+	}
+	i := strings.Index(key[len(m.prefix):], m.delimiter)
+	if i < 0 {
+		return ""
+	}
+	return key[:len(m.prefix)+i+len(m.delimiter)]
+}
+
+// pop removes the smallest key from every peer's head and returns its
+// newest entry.
+func (m *merger) pop(ctx context.Context) (meta.Entry, bool, error) {
+	if err := m.refill(ctx); err != nil {
+		return meta.Entry{}, false, err
+	}
+	var best *meta.Entry
+	for _, c := range m.cursors {
+		if len(c.buf) > 0 && (best == nil || c.buf[0].Key < best.Key) {
+			best = &c.buf[0]
+		}
+	}
+	if best == nil {
+		return meta.Entry{}, false, nil
+	}
+	out := *best
+	for _, c := range m.cursors {
+		if len(c.buf) > 0 && c.buf[0].Key == out.Key {
+			if out.Stamp.Less(c.buf[0].Stamp) {
+				out = c.buf[0]
+			}
+			c.buf = c.buf[1:]
+		}
+	}
+	return out, true, nil
+}
+
+// refill fetches the next batch for every live cursor that ran dry, in
+// parallel: the smallest key is only known once every peer has a head.
+func (m *merger) refill(ctx context.Context) error {
+	var dry []*cursor
+	for _, c := range m.cursors {
+		if len(c.buf) == 0 && !c.done {
+			dry = append(dry, c)
+		}
+	}
+	if len(dry) == 0 {
+		return nil
+	}
+	peers := make([]meta.PeerID, len(dry))
+	for i, c := range dry {
+		peers[i] = c.peer
+		if m.skip != "" {
+			// Jump past the folded prefix. U+10FFFF sorts after every
+			// character a key can continue with, and unlike a raw 0xFF
+			// byte survives any text encoding on the way to the peer.
+			c.after = max(c.after, m.skip+string(utf8.MaxRune))
+		}
+	}
+	rs := fanout(ctx, m.l, peers, m.l.cfg.PeerTimeout, func(ctx context.Context, i int, sc ShardClient) ([]meta.Entry, error) {
+		return sc.List(ctx, m.bucket, m.prefix, dry[i].after, m.batch)
+	})
+	bucketGone := m.absorb(dry, rs)
+	if len(m.failures) > m.tolerate {
+		return &QuorumError{Op: "list", Need: len(m.cursors) - m.tolerate,
+			Got: len(m.cursors) - len(m.failures), PerPeer: m.failures}
+	}
+	if bucketGone > 0 && m.l.bucketMissing(ctx, m.bucket) {
+		return ErrBucketNotFound
+	}
+	return nil
+}
+
+// absorb takes in one round of peer batches and returns how many peers
+// said the bucket does not exist. A peer without the bucket holds none of
+// its objects; a failed peer is out of the listing for good.
+func (m *merger) absorb(dry []*cursor, rs []reply[[]meta.Entry]) int {
+	bucketGone := 0
+	for i, r := range rs {
+		c := dry[i]
+		switch {
+		case r.err != nil && isBucketNotFound(r.err):
+			c.done, bucketGone = true, bucketGone+1
+		case r.err != nil:
+			c.done = true
+			m.failures[c.peer] = r.err
+		default:
+			c.buf = m.clean(r.val, c.after)
+			c.done = len(r.val) < m.batch || len(c.buf) == 0
+			if len(c.buf) > 0 {
+				c.after = c.buf[len(c.buf)-1].Key
+			}
+		}
+	}
+	return bucketGone
+}
+
+// clean keeps a peer's batch to what was asked, sorted, so a misbehaving
+// peer cannot break the merge order.
+func (m *merger) clean(es []meta.Entry, after string) []meta.Entry {
+	out := es[:0:0]
+	for _, e := range es {
+		if e.Key > after && strings.HasPrefix(e.Key, m.prefix) {
+			out = append(out, e)
+		}
+	}
+	if !slices.IsSortedFunc(out, func(a, b meta.Entry) int { return strings.Compare(a.Key, b.Key) }) {
+		slices.SortFunc(out, func(a, b meta.Entry) int { return strings.Compare(a.Key, b.Key) })
+	}
+	return out
+}

@@ -1,0 +1,244 @@
+package object
+
+import (
+	"context"
+	"crypto/md5"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"tessera/meta"
+)
+
+// Multipart uploads fix their code and placement at creation, so every
+// part lands on the same peers under the same shard indexes; each part is
+// its own erasure stream (shard file part.N), and completing the upload
+// commits an object record listing the chosen parts.
+
+// NewMultipart starts an upload and returns its id.
+func (l *Layer) NewMultipart(ctx context.Context, bucket, key string, opts PutOptions) (string, error) {
+	id, err := l.newMultipart(ctx, bucket, key, opts)
+	if err != nil {
+		return "", fmt.Errorf("new multipart %s/%s: %w", bucket, key, err)
+	}
+	return id, nil
+}
+
+func (l *Layer) newMultipart(ctx context.Context, bucket, key string, opts PutOptions) (string, error) {
+	class, code, err := l.codeFor(opts.StorageClass)
+	if err != nil {
+		return "", err
+	}
+	if err := l.requireBucket(ctx, bucket); err != nil {
+		return "", err
+	}
+	dist, err := l.cfg.Cluster.Placement(bucket, key, code.N())
+	if err != nil {
+		return "", fmt.Errorf("placement: %w", err)
+	}
+	u := meta.Upload{
+		Bucket: bucket, Key: key, UploadID: rand.Text(), Initiated: l.cfg.Now().UTC(),
+		ContentType: opts.ContentType, UserMeta: opts.UserMeta, Headers: opts.Headers,
+		StorageClass: class, Code: code, BlockSize: l.cfg.BlockSize, Distribution: dist,
+	}
+	rs := fanout(ctx, l, dist, l.cfg.PeerTimeout, func(ctx context.Context, i int, c ShardClient) (struct{}, error) {
+		rec := u
+		rec.ShardIndex = i
+		return struct{}{}, c.PutUpload(ctx, &rec)
+	})
+	if err := l.settleWrite("put upload", bucket, "", meta.Stamp{}, rs, code.WriteQuorum()); err != nil {
+		return "", err
+	}
+	return u.UploadID, nil
+}
+
+// PutPart stores part number of an upload. Parts are always shard files,
+// never inlined, because the object they end up in is read part by part.
+func (l *Layer) PutPart(ctx context.Context, bucket, key, uploadID string, number int, r io.Reader, size int64, contentMD5 []byte) (PartInfo, error) {
+	p, err := l.putPart(ctx, bucket, key, uploadID, number, r, size, contentMD5)
+	if err != nil {
+		return PartInfo{}, fmt.Errorf("put part %d of %s/%s: %w", number, bucket, key, err)
+	}
+	return PartInfo{Number: p.Number, Size: p.Size, ETag: p.ETag, ModTime: l.cfg.Now().UTC()}, nil
+}
+
+func (l *Layer) putPart(ctx context.Context, bucket, key, uploadID string, number int, r io.Reader, size int64, contentMD5 []byte) (meta.Part, error) {
+	switch {
+	case number < 1 || number > MaxPartNumber:
+		return meta.Part{}, fmt.Errorf("%w: %d", ErrInvalidPartNumber, number)
+	case size > MaxPartSize:
+		return meta.Part{}, fmt.Errorf("%w: %d bytes", ErrEntityTooLarge, size)
+	}
+	v, err := l.readUpload(ctx, bucket, key, uploadID)
+	if err != nil {
+		return meta.Part{}, err
+	}
+	u := v.u
+	ec, err := l.coder(u.Code, u.BlockSize)
+	if err != nil {
+		return meta.Part{}, err
+	}
+	body := newBodyReader(r, size, MaxPartSize)
+	res, err := l.stage(ctx, ec, u.Distribution, body, u.Code.WriteQuorum())
+	if body.err != nil {
+		return meta.Part{}, fmt.Errorf("read body: %w", body.err)
+	}
+	if err := stageFailure(ctx, err, u.Distribution, res, u.Code.WriteQuorum()); err != nil {
+		return meta.Part{}, err
+	}
+	if err := checkDigest(contentMD5, body.sum()); err != nil {
+		return meta.Part{}, err
+	}
+	p := meta.Part{Number: number, Size: res.size, ETag: hex.EncodeToString(body.sum())}
+	rs := fanout(ctx, l, u.Distribution, l.cfg.PeerTimeout, func(ctx context.Context, i int, c ShardClient) (struct{}, error) {
+		if res.errs[i] != nil {
+			return struct{}{}, res.errs[i]
+		}
+		return struct{}{}, c.CommitPart(ctx, bucket, key, uploadID, p, res.ids[i])
+	})
+	if err := l.settleWrite("commit part", bucket, "", meta.Stamp{}, rs, u.Code.WriteQuorum()); err != nil {
+		return meta.Part{}, err
+	}
+	return p, nil
+}
+
+// CompleteMultipart commits the object made of the listed parts.
+func (l *Layer) CompleteMultipart(ctx context.Context, bucket, key, uploadID string, parts []CompletePart) (ObjectInfo, error) {
+	info, err := l.completeMultipart(ctx, bucket, key, uploadID, parts)
+	if err != nil {
+		return ObjectInfo{}, fmt.Errorf("complete multipart %s/%s: %w", bucket, key, err)
+	}
+	return info, nil
+}
+
+func (l *Layer) completeMultipart(ctx context.Context, bucket, key, uploadID string, parts []CompletePart) (ObjectInfo, error) {
+	if len(parts) == 0 {
+		return ObjectInfo{}, fmt.Errorf("%w: no parts", ErrInvalidPart)
+	}
+	for i := 1; i < len(parts); i++ {
+		if parts[i].Number <= parts[i-1].Number {
+			return ObjectInfo{}, fmt.Errorf("%w: %d after %d", ErrInvalidPartOrder, parts[i].Number, parts[i-1].Number)
+		}
+	}
+	v, err := l.readUpload(ctx, bucket, key, uploadID)
+	if err != nil {
+		return ObjectInfo{}, err
+	}
+	chosen, ready, err := l.chooseParts(v, parts)
+	if err != nil {
+		return ObjectInfo{}, err
+	}
+	o := l.completedRecord(v.u, chosen)
+	if o.Size > MaxObjectSize {
+		return ObjectInfo{}, fmt.Errorf("%w: %d bytes", ErrEntityTooLarge, o.Size)
+	}
+	rs := fanout(ctx, l, o.Distribution, l.cfg.PeerTimeout, func(ctx context.Context, i int, c ShardClient) (struct{}, error) {
+		if ready[i] != nil {
+			return struct{}{}, ready[i]
+		}
+		rec := *o
+		rec.ShardIndex = i
+		return struct{}{}, c.CompleteUpload(ctx, &rec, uploadID)
+	})
+	if err := l.settleWrite("complete upload", bucket, key, o.Stamp, rs, o.Code.WriteQuorum()); err != nil {
+		return ObjectInfo{}, err
+	}
+	return l.infoOf(o), nil
+}
+
+// chooseParts checks the client's list against the parts the peers agree
+// on and returns the parts to commit, plus, per shard, why that peer
+// cannot take part (nil when it holds every chosen part exactly). A peer
+// holding another version of a part must not complete: its shard files
+// would decode into other bytes.
+func (l *Layer) chooseParts(v *uploadView, want []CompletePart) ([]meta.Part, []error, error) {
+	have := map[int]partView{}
+	for _, p := range v.parts() {
+		have[p.Number] = p
+	}
+	chosen := make([]meta.Part, len(want))
+	holds := make([]int, len(v.u.Distribution))
+	for i, cp := range want {
+		p, ok := have[cp.Number]
+		if !ok || !strings.EqualFold(p.ETag, strings.Trim(cp.ETag, `"`)) {
+			return nil, nil, fmt.Errorf("%w: part %d etag %s", ErrInvalidPart, cp.Number, cp.ETag)
+		}
+		if i < len(want)-1 && p.Size < l.cfg.MinPartSize {
+			return nil, nil, fmt.Errorf("%w: part %d is %d bytes", ErrEntityTooSmall, cp.Number, p.Size)
+		}
+		chosen[i] = p.Part
+		for _, s := range p.shards {
+			holds[s]++
+		}
+	}
+	ready := make([]error, len(holds))
+	for s, n := range holds {
+		if n < len(want) {
+			ready[s] = fmt.Errorf("shard %d lacks %d of the %d parts", s, len(want)-n, len(want))
+		}
+	}
+	return chosen, ready, nil
+}
+
+// completedRecord is the object record of a completed upload.
+func (l *Layer) completedRecord(u *meta.Upload, parts []meta.Part) *meta.Object {
+	h := md5.New()
+	var size int64
+	for _, p := range parts {
+		sum, _ := hex.DecodeString(p.ETag)
+		h.Write(sum)
+		size += p.Size
+	}
+	st := l.stamp()
+	return &meta.Object{
+		Bucket: u.Bucket, Key: u.Key, Stamp: st, Size: size,
+		ETag:        fmt.Sprintf("%x-%d", h.Sum(nil), len(parts)),
+		ContentType: u.ContentType, UserMeta: u.UserMeta, Headers: u.Headers,
+		StorageClass: u.StorageClass, Code: u.Code, BlockSize: u.BlockSize,
+		Parts: parts, Distribution: u.Distribution, ModTime: time.Unix(0, st.Nanos).UTC(),
+	}
+}
+
+// AbortMultipart discards an upload and its parts on every peer that
+// has it. ErrUploadNotFound when none had it.
+func (l *Layer) AbortMultipart(ctx context.Context, bucket, key, uploadID string) error {
+	q, err := l.querySet(bucket, key)
+	if err != nil {
+		return fmt.Errorf("abort multipart %s/%s: %w", bucket, key, err)
+	}
+	rs := fanout(ctx, l, q.peers, l.cfg.PeerTimeout, func(ctx context.Context, _ int, c ShardClient) (struct{}, error) {
+		return struct{}{}, c.AbortUpload(ctx, bucket, key, uploadID)
+	})
+	if t := tallyOf(rs); t.ok == 0 {
+		return fmt.Errorf("abort multipart %s/%s: %w", bucket, key, l.uploadAbsent(ctx, q, bucket, t))
+	}
+	return nil
+}
+
+// ListParts returns the parts after marker that the upload's peers agree
+// on, at most maxParts (1..1000; other values mean 1000).
+func (l *Layer) ListParts(ctx context.Context, bucket, key, uploadID string, marker, maxParts int) (ListPartsResult, error) {
+	v, err := l.readUpload(ctx, bucket, key, uploadID)
+	if err != nil {
+		return ListPartsResult{}, fmt.Errorf("list parts %s/%s: %w", bucket, key, err)
+	}
+	if maxParts <= 0 || maxParts > DefaultMaxKeys {
+		maxParts = DefaultMaxKeys
+	}
+	res := ListPartsResult{StorageClass: classOrStandard(v.u.StorageClass)}
+	for _, p := range v.parts() {
+		if p.Number <= marker {
+			continue
+		}
+		if len(res.Parts) == maxParts {
+			res.IsTruncated = true
+			break
+		}
+		res.Parts = append(res.Parts, PartInfo{Number: p.Number, Size: p.Size, ETag: p.ETag, ModTime: v.u.Initiated})
+		res.NextPartNumberMarker = p.Number
+	}
+	return res, nil
+}

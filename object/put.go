@@ -1,0 +1,210 @@
+package object
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"time"
+
+	"tessera/meta"
+)
+
+// PutObject stores r (size bytes, or -1 when unknown) under key. The write
+// is visible once a write quorum of the key's peers committed it; a failed
+// PUT leaves the previous version readable.
+func (l *Layer) PutObject(ctx context.Context, bucket, key string, r io.Reader, size int64, opts PutOptions) (ObjectInfo, error) {
+	class, code, err := l.codeFor(opts.StorageClass)
+	if err != nil {
+		return ObjectInfo{}, fmt.Errorf("put %s/%s: %w", bucket, key, err)
+	}
+	return l.put(ctx, putReq{bucket: bucket, key: key, body: r, size: size, opts: opts, class: class, code: code})
+}
+
+type putReq struct {
+	bucket, key string
+	body        io.Reader
+	size        int64
+	opts        PutOptions
+	class       string
+	code        meta.Code
+}
+
+func (l *Layer) put(ctx context.Context, p putReq) (ObjectInfo, error) {
+	info, err := l.putObject(ctx, p)
+	if err != nil {
+		return ObjectInfo{}, fmt.Errorf("put %s/%s: %w", p.bucket, p.key, err)
+	}
+	return info, nil
+}
+
+func (l *Layer) putObject(ctx context.Context, p putReq) (ObjectInfo, error) {
+	if p.size > MaxPutSize {
+		return ObjectInfo{}, fmt.Errorf("%w: %d bytes", ErrEntityTooLarge, p.size)
+	}
+	if err := l.requireBucket(ctx, p.bucket); err != nil {
+		return ObjectInfo{}, err
+	}
+	dist, err := l.cfg.Cluster.Placement(p.bucket, p.key, p.code.N())
+	if err != nil {
+		return ObjectInfo{}, fmt.Errorf("placement: %w", err)
+	}
+	o := l.newRecord(p, dist)
+	body := newBodyReader(p.body, p.size, MaxPutSize)
+	var r io.Reader = body
+	if lim := l.cfg.InlineLimit; lim >= 0 && p.size <= lim {
+		head, ended, err := readHead(body, lim+1)
+		if err != nil {
+			return ObjectInfo{}, fmt.Errorf("read body: %w", err)
+		}
+		if ended {
+			return l.putInline(ctx, o, head, body, p.opts.ContentMD5)
+		}
+		r = io.MultiReader(bytes.NewReader(head), body)
+	}
+	return l.putStaged(ctx, o, body, r, p.opts.ContentMD5)
+}
+
+// newRecord is the metadata of a new single-part version, minus what the
+// body determines.
+func (l *Layer) newRecord(p putReq, dist []meta.PeerID) *meta.Object {
+	return &meta.Object{
+		Bucket:       p.bucket,
+		Key:          p.key,
+		ContentType:  p.opts.ContentType,
+		UserMeta:     p.opts.UserMeta,
+		Headers:      p.opts.Headers,
+		StorageClass: p.class,
+		Code:         p.code,
+		BlockSize:    l.cfg.BlockSize,
+		Distribution: dist,
+	}
+}
+
+// finishRecord fills what is known once the body has been read, and
+// stamps the version last so stamps follow commit order.
+func (l *Layer) finishRecord(o *meta.Object, size int64, sum []byte) {
+	o.Size = size
+	o.ETag = hex.EncodeToString(sum)
+	o.Parts = []meta.Part{{Number: 1, Size: size, ETag: o.ETag}}
+	o.Stamp = l.stamp()
+	o.ModTime = time.Unix(0, o.Stamp.Nanos).UTC()
+}
+
+func checkDigest(want, got []byte) error {
+	if want != nil && !bytes.Equal(want, got) {
+		return fmt.Errorf("%w: content-md5 %x, body %x", ErrBadDigest, want, got)
+	}
+	return nil
+}
+
+// putInline stores a small object inside its metadata records: one durable
+// write per peer and no shard files.
+func (l *Layer) putInline(ctx context.Context, o *meta.Object, data []byte, body *bodyReader, md5 []byte) (ObjectInfo, error) {
+	if err := checkDigest(md5, body.sum()); err != nil {
+		return ObjectInfo{}, err
+	}
+	ec, err := l.coder(o.Code, o.BlockSize)
+	if err != nil {
+		return ObjectInfo{}, err
+	}
+	shards, err := ec.EncodeBytes(data)
+	if err != nil {
+		return ObjectInfo{}, fmt.Errorf("encode: %w", err)
+	}
+	l.finishRecord(o, int64(len(data)), body.sum())
+	o.Inlined = true
+	err = l.commitObject(ctx, o, make([]error, len(o.Distribution)), func(i int, rec *meta.Object) []string {
+		rec.Inline = shards[i]
+		return nil
+	})
+	if err != nil {
+		return ObjectInfo{}, err
+	}
+	return l.infoOf(o), nil
+}
+
+// putStaged streams a large object into shard files, then commits.
+func (l *Layer) putStaged(ctx context.Context, o *meta.Object, body *bodyReader, r io.Reader, md5 []byte) (ObjectInfo, error) {
+	ec, err := l.coder(o.Code, o.BlockSize)
+	if err != nil {
+		return ObjectInfo{}, err
+	}
+	res, err := l.stage(ctx, ec, o.Distribution, r, o.Code.WriteQuorum())
+	if body.err != nil {
+		return ObjectInfo{}, fmt.Errorf("read body: %w", body.err)
+	}
+	if err := stageFailure(ctx, err, o.Distribution, res, o.Code.WriteQuorum()); err != nil {
+		return ObjectInfo{}, err
+	}
+	if err := checkDigest(md5, body.sum()); err != nil {
+		return ObjectInfo{}, err
+	}
+	l.finishRecord(o, res.size, body.sum())
+	err = l.commitObject(ctx, o, res.errs, func(i int, _ *meta.Object) []string {
+		return []string{res.ids[i]}
+	})
+	if err != nil {
+		return ObjectInfo{}, err
+	}
+	return l.infoOf(o), nil
+}
+
+// stageFailure reports a failed stage: the caller's cancellation as is,
+// a QuorumError when too many peers fell away, else the encoder's error.
+func stageFailure(ctx context.Context, err error, dist []meta.PeerID, res stageResult, need int) error {
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("stage: %w", context.Cause(ctx))
+	}
+	if res.ok < need {
+		return &QuorumError{Op: "stage", Need: need, Got: res.ok, PerPeer: stageErrors(dist, res)}
+	}
+	return err
+}
+
+// commitObject commits o on every peer of its distribution whose shard is
+// ready (ready[i] == nil); prep fills shard i's copy and returns its
+// staged files. It succeeds once a write quorum holds o or a newer
+// version: a peer that refuses o as stale already holds what a reader
+// would see after o anyway (last writer wins).
+func (l *Layer) commitObject(ctx context.Context, o *meta.Object, ready []error, prep func(i int, rec *meta.Object) []string) error {
+	rs := fanout(ctx, l, o.Distribution, l.cfg.PeerTimeout, func(ctx context.Context, i int, c ShardClient) (struct{}, error) {
+		if ready[i] != nil {
+			return struct{}{}, ready[i]
+		}
+		rec := *o
+		rec.ShardIndex = i
+		staged := prep(i, &rec)
+		return struct{}{}, c.Commit(ctx, &rec, staged)
+	})
+	return l.settleWrite("commit", o.Bucket, o.Key, o.Stamp, rs, o.Code.WriteQuorum())
+}
+
+// settleWrite decides a fanned-out write: success with need acks (stale
+// counts as an ack), a sentinel when need peers agree on one, else a
+// QuorumError. Successes short of every peer queue the object for repair.
+func (l *Layer) settleWrite(op, bucket, key string, st meta.Stamp, rs []reply[struct{}], need int) error {
+	t := tallyOf(rs)
+	if stale := t.count(meta.ErrStale); t.ok+stale >= need {
+		if missed := t.without(meta.ErrStale); len(missed) > 0 {
+			var shards []int
+			for i, r := range rs {
+				if _, ok := missed[r.peer]; ok {
+					shards = append(shards, i)
+				}
+			}
+			l.degradedWrite(op, bucket, key, st, shards, missed)
+		}
+		return nil
+	}
+	if t.count(meta.ErrBucketNotFound) > 0 {
+		l.buckets.forget(bucket)
+	}
+	for _, s := range []error{meta.ErrBucketNotFound, meta.ErrUploadNotFound} {
+		if n := t.count(s); n >= need || (n > 0 && n == len(t.errs) && t.ok == 0) {
+			return fmt.Errorf("%s: %w", op, s)
+		}
+	}
+	return t.quorumError(op, need)
+}

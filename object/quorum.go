@@ -1,0 +1,188 @@
+package object
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"tessera/meta"
+)
+
+// QuorumError reports an operation that too few peers answered or agreed
+// on. It unwraps to ErrQuorum.
+type QuorumError struct {
+	Op      string
+	Need    int
+	Got     int
+	PerPeer map[meta.PeerID]error
+}
+
+func (e *QuorumError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %v: %d of %d needed", e.Op, ErrQuorum, e.Got, e.Need)
+	ids := make([]string, 0, len(e.PerPeer))
+	for id := range e.PerPeer {
+		ids = append(ids, string(id))
+	}
+	sort.Strings(ids)
+	for i, id := range ids {
+		sep := "; "
+		if i == 0 {
+			sep = " ("
+		}
+		fmt.Fprintf(&b, "%s%s: %v", sep, id, e.PerPeer[meta.PeerID(id)])
+	}
+	if len(ids) > 0 {
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+// Unwrap lets errors.Is(err, ErrQuorum) match.
+func (e *QuorumError) Unwrap() error { return ErrQuorum }
+
+// reply is one peer's answer to a fanned-out call.
+type reply[T any] struct {
+	peer meta.PeerID
+	val  T
+	err  error
+}
+
+// fanout calls fn on every peer concurrently and waits for all of them.
+// Each call gets its own child context, bounded by timeout when positive.
+// Replies come back in the order of peers.
+func fanout[T any](ctx context.Context, l *Layer, peers []meta.PeerID, timeout time.Duration,
+	fn func(ctx context.Context, i int, c ShardClient) (T, error)) []reply[T] {
+	out := make([]reply[T], len(peers))
+	var wg sync.WaitGroup
+	for i, id := range peers {
+		out[i].peer = id
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i].val, out[i].err = call(ctx, l, id, timeout, func(ctx context.Context, c ShardClient) (T, error) {
+				return fn(ctx, i, c)
+			})
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// call runs fn against one peer's client under an optional timeout.
+func call[T any](ctx context.Context, l *Layer, id meta.PeerID, timeout time.Duration,
+	fn func(ctx context.Context, c ShardClient) (T, error)) (T, error) {
+	var zero T
+	c, err := l.cfg.Cluster.Client(id)
+	if err != nil {
+		return zero, fmt.Errorf("peer %s: %w", id, err)
+	}
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	return fn(ctx, c)
+}
+
+// tally summarises replies: how many succeeded, and the failures by peer.
+type tally struct {
+	ok   int
+	errs map[meta.PeerID]error
+}
+
+func tallyOf[T any](rs []reply[T]) tally {
+	t := tally{errs: map[meta.PeerID]error{}}
+	for _, r := range rs {
+		if r.err == nil {
+			t.ok++
+		} else {
+			t.errs[r.peer] = r.err
+		}
+	}
+	return t
+}
+
+// count is the number of failures matching target.
+func (t tally) count(target error) int {
+	n := 0
+	for _, err := range t.errs {
+		if errors.Is(err, target) {
+			n++
+		}
+	}
+	return n
+}
+
+// without returns the failures other than those matching target.
+func (t tally) without(target error) map[meta.PeerID]error {
+	out := map[meta.PeerID]error{}
+	for id, err := range t.errs {
+		if !errors.Is(err, target) {
+			out[id] = err
+		}
+	}
+	return out
+}
+
+func (t tally) quorumError(op string, need int) *QuorumError {
+	return &QuorumError{Op: op, Need: need, Got: t.ok, PerPeer: t.errs}
+}
+
+func majority(n int) int { return n/2 + 1 }
+
+// querySet is the peers a key's metadata may live on: the union of the
+// key's placements for every code in use, since the class of an existing
+// object is unknown until its record is read.
+type querySet struct {
+	peers []meta.PeerID
+	index map[meta.PeerID]int
+	codes []codeSet
+}
+
+// codeSet is one code's placement within a querySet.
+type codeSet struct {
+	code  meta.Code
+	peers []meta.PeerID
+}
+
+func (l *Layer) querySet(bucket, key string) (querySet, error) {
+	q := querySet{index: map[meta.PeerID]int{}}
+	for _, c := range l.queryCodes() {
+		ps, err := l.cfg.Cluster.Placement(bucket, key, c.N())
+		if err != nil {
+			return querySet{}, fmt.Errorf("placement of %s/%s for %s: %w", bucket, key, c, err)
+		}
+		q.codes = append(q.codes, codeSet{code: c, peers: ps})
+		for _, p := range ps {
+			if _, ok := q.index[p]; !ok {
+				q.index[p] = len(q.peers)
+				q.peers = append(q.peers, p)
+			}
+		}
+	}
+	return q, nil
+}
+
+// covered reports whether the peers for which answered is true intersect
+// every possible write quorum of every code, i.e. no committed write can
+// have gone unseen.
+func (q querySet) covered(answered func(meta.PeerID) bool) bool {
+	for _, cs := range q.codes {
+		got := 0
+		for _, p := range cs.peers {
+			if answered(p) {
+				got++
+			}
+		}
+		if got < cs.code.N()-cs.code.WriteQuorum()+1 {
+			return false
+		}
+	}
+	return true
+}
+

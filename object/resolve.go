@@ -1,0 +1,244 @@
+package object
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"tessera/meta"
+)
+
+// version is the resolved current version of a key.
+type version struct {
+	obj *meta.Object // one copy of the record
+	// holders are the copies of this version that were read, by shard.
+	holders map[int]*meta.Object
+	// absent are the shards whose peer answered with another version or
+	// none: they are unlikely to serve this version's bytes.
+	absent map[int]bool
+	// failed are the shards whose peer's metadata read failed.
+	failed map[int]bool
+}
+
+// metaAnswer is one peer's answer to ReadMeta.
+type metaAnswer struct {
+	peer meta.PeerID
+	obj  *meta.Object
+	err  error
+}
+
+// answered reports whether the peer gave a usable answer: a record, or
+// the knowledge that it has none. Failures and corrupt records do not
+// count; such a peer is as good as missing.
+func (a metaAnswer) answered() bool {
+	return a.obj != nil || errors.Is(a.err, meta.ErrNotFound) || errors.Is(a.err, meta.ErrBucketNotFound)
+}
+
+// errPending is decide's signal that pending peers may change the outcome.
+var errPending = errors.New("pending")
+
+// resolve finds the current version of bucket/key: the newest stamp that
+// at least k peers hold, provided enough of its peers answered that no
+// newer write of its code could be missed. A newer stamp with too few
+// copies is a write that never reached its quorum (a crashed PUT) and is
+// passed over unless the missing peers could still hold enough of it, in
+// which case the answer is ErrQuorum rather than a possibly stale version.
+// Not-found needs answers covering the write quorums of every code in use.
+//
+// As in MinIO, a version's own code sets the read quorum: a newer write in
+// a narrower class whose every copy sits on unanswering peers can go
+// unseen. Demanding coverage of every class on every read would instead
+// let one small class make all keys unreadable whenever two of its peers
+// are down.
+func (l *Layer) resolve(ctx context.Context, bucket, key string) (*version, error) {
+	q, err := l.querySet(bucket, key)
+	if err != nil {
+		return nil, err
+	}
+	v, noBucket, err := l.readMeta(ctx, q, bucket, key)
+	if err != nil {
+		return nil, err
+	}
+	if v == nil || v.obj.Deleted {
+		if noBucket {
+			l.buckets.forget(bucket) // a peer says so: do not trust the cache
+		}
+		if errors.Is(l.requireBucket(ctx, bucket), ErrBucketNotFound) {
+			return nil, ErrBucketNotFound
+		}
+		return nil, ErrObjectNotFound
+	}
+	return v, nil
+}
+
+// readMeta asks every peer of q in parallel and decides as soon as the
+// answers so far settle it; the calls still running are then cancelled.
+// A nil version means no live or deleted version exists; noBucket reports
+// that some peer answered it has no such bucket.
+func (l *Layer) readMeta(ctx context.Context, q querySet, bucket, key string) (v *version, noBucket bool, err error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ch := make(chan metaAnswer, len(q.peers))
+	for _, id := range q.peers {
+		go func() {
+			o, err := call(ctx, l, id, l.cfg.PeerTimeout, func(ctx context.Context, c ShardClient) (*meta.Object, error) {
+				return c.ReadMeta(ctx, bucket, key)
+			})
+			if err == nil {
+				err = checkRecord(o, id, bucket, key)
+			}
+			ch <- metaAnswer{peer: id, obj: o, err: err}
+		}()
+	}
+	answers := map[meta.PeerID]metaAnswer{}
+	err = errPending
+	for range q.peers {
+		a := <-ch
+		if err != errPending {
+			continue // decided; only draining the cancelled calls
+		}
+		if a.err != nil {
+			a.obj = nil
+		}
+		noBucket = noBucket || isBucketNotFound(a.err)
+		answers[a.peer] = a
+		if v, err = decide(q, answers); err != errPending {
+			cancel()
+		}
+	}
+	if err == errPending {
+		return nil, noBucket, fmt.Errorf("read meta: %w", quorumOf("read meta", q, answers))
+	}
+	if err != nil {
+		return nil, noBucket, fmt.Errorf("read meta: %w", err)
+	}
+	l.noteMissing(bucket, key, v, answers)
+	return v, noBucket, nil
+}
+
+// checkRecord rejects a record that does not describe the asked key or
+// this peer's shard; a peer bug must not steer the read.
+func checkRecord(o *meta.Object, id meta.PeerID, bucket, key string) error {
+	switch {
+	case o == nil:
+		return fmt.Errorf("%w: nil record", meta.ErrCorrupt)
+	case o.Bucket != bucket || o.Key != key:
+		return fmt.Errorf("%w: record of %s/%s", meta.ErrCorrupt, o.Bucket, o.Key)
+	case !o.Code.Valid() || len(o.Distribution) != o.Code.N():
+		return fmt.Errorf("%w: code %s over %d peers", meta.ErrCorrupt, o.Code, len(o.Distribution))
+	case o.ShardIndex < 0 || o.ShardIndex >= len(o.Distribution) || o.Distribution[o.ShardIndex] != id:
+		return fmt.Errorf("%w: shard %d is not held by %s", meta.ErrCorrupt, o.ShardIndex, id)
+	}
+	return nil
+}
+
+// decide applies the read rule to the answers so far. It returns
+// errPending while peers yet to answer could change the outcome.
+func decide(q querySet, answers map[meta.PeerID]metaAnswer) (*version, error) {
+	pending := len(q.peers) - len(answers)
+	missing := func(p meta.PeerID) bool { a, ok := answers[p]; return !ok || !a.answered() }
+	stuck := func() error {
+		if pending > 0 {
+			return errPending
+		}
+		return quorumOf("read meta", q, answers)
+	}
+	answered := func(p meta.PeerID) bool { return !missing(p) }
+	for _, group := range byStampDesc(answers) {
+		o := group[0]
+		code := o.Code
+		if len(group) >= code.K {
+			if !(querySet{codes: []codeSet{{code, o.Distribution}}}).covered(answered) {
+				return nil, stuck()
+			}
+			return versionOf(group, answers), nil
+		}
+		lost := 0
+		for _, p := range o.Distribution {
+			if missing(p) {
+				lost++
+			}
+		}
+		if len(group)+lost >= code.WriteQuorum() {
+			return nil, stuck()
+		}
+	}
+	if !q.covered(answered) {
+		return nil, stuck()
+	}
+	return nil, nil
+}
+
+// byStampDesc groups the records read by stamp, newest first.
+func byStampDesc(answers map[meta.PeerID]metaAnswer) [][]*meta.Object {
+	groups := map[meta.Stamp][]*meta.Object{}
+	for _, a := range answers {
+		if a.obj != nil {
+			groups[a.obj.Stamp] = append(groups[a.obj.Stamp], a.obj)
+		}
+	}
+	out := make([][]*meta.Object, 0, len(groups))
+	for _, g := range groups {
+		sort.Slice(g, func(i, j int) bool { return g[i].ShardIndex < g[j].ShardIndex })
+		out = append(out, g)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[j][0].Stamp.Less(out[i][0].Stamp) })
+	return out
+}
+
+func versionOf(group []*meta.Object, answers map[meta.PeerID]metaAnswer) *version {
+	v := &version{obj: group[0], holders: map[int]*meta.Object{}, absent: map[int]bool{}, failed: map[int]bool{}}
+	for _, o := range group {
+		v.holders[o.ShardIndex] = o
+	}
+	for i, p := range v.obj.Distribution {
+		a, ok := answers[p]
+		switch {
+		case !ok || v.holders[i] != nil:
+		case a.answered():
+			v.absent[i] = true
+		default:
+			v.failed[i] = true
+		}
+	}
+	return v
+}
+
+func quorumOf(op string, q querySet, answers map[meta.PeerID]metaAnswer) *QuorumError {
+	e := &QuorumError{Op: op, PerPeer: map[meta.PeerID]error{}}
+	for _, cs := range q.codes {
+		e.Need = max(e.Need, cs.code.N()-cs.code.WriteQuorum()+1)
+	}
+	for _, p := range q.peers {
+		a, ok := answers[p]
+		switch {
+		case !ok:
+			e.PerPeer[p] = errors.New("no answer")
+		case a.answered():
+			e.Got++
+		default:
+			e.PerPeer[p] = a.err
+		}
+	}
+	return e
+}
+
+// noteMissing queues a version for repair when some of its peers do not
+// hold it.
+func (l *Layer) noteMissing(bucket, key string, v *version, answers map[meta.PeerID]metaAnswer) {
+	if v == nil || v.obj.Deleted || len(v.holders) == len(v.obj.Distribution) {
+		return
+	}
+	var shards []int
+	for i, p := range v.obj.Distribution {
+		if _, held := v.holders[i]; !held {
+			if _, ok := answers[p]; ok {
+				shards = append(shards, i)
+			}
+		}
+	}
+	if len(shards) > 0 {
+		l.queueRepair(RepairItem{Bucket: bucket, Key: key, Stamp: v.obj.Stamp, Shards: shards, Reason: "metadata missing or stale"})
+	}
+}

@@ -185,4 +185,3 @@ func (q querySet) covered(answered func(meta.PeerID) bool) bool {
 	}
 	return true
 }
-

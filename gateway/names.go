@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/gorilla/mux"
+
+	"tessera/meta"
 )
 
 // maxKeyLen is S3's limit on a key's UTF-8 length.
@@ -18,22 +20,7 @@ const maxKeyLen = 1024
 // dots, starting and ending with a letter or digit, no "..", not an IPv4
 // address, and none of the prefixes and suffixes AWS reserves.
 func validBucketName(name string) bool {
-	if len(name) < 3 || len(name) > 63 {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
-		case c == '-' || c == '.':
-			if i == 0 || i == len(name)-1 {
-				return false
-			}
-		default:
-			return false
-		}
-	}
-	if strings.Contains(name, "..") || net.ParseIP(name) != nil {
+	if !meta.ValidBucketName(name) || net.ParseIP(name) != nil {
 		return false
 	}
 	for _, p := range []string{"xn--", "sthree-", "amzn-s3-demo-"} {

@@ -23,27 +23,9 @@ const (
 	MaxPartNumber  = 10000
 )
 
-// ValidBucket reports whether name follows the S3 bucket naming rules this
-// store relies on for path safety: 3-63 characters of [a-z0-9.-], starting
-// and ending with a letter or digit, without "..".
-func ValidBucket(name string) bool {
-	if len(name) < 3 || len(name) > 63 || strings.Contains(name, "..") {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
-		case c == '-' || c == '.':
-			if i == 0 || i == len(name)-1 {
-				return false
-			}
-		default:
-			return false
-		}
-	}
-	return true
-}
+// ValidBucket reports whether name is a bucket name this store accepts;
+// names become path components, so only meta.ValidBucketName's shape will do.
+func ValidBucket(name string) bool { return meta.ValidBucketName(name) }
 
 // ValidKey reports whether key is a storable object key.
 func ValidKey(key string) bool {

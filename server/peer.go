@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -27,11 +28,15 @@ type PeerConfig struct {
 	NewID string
 	// Address is the shard API listener; Bind the gossip listener.
 	Address, Bind string
-	Join          []string
-	Secret        []byte
-	Zone          string
-	Timing        cluster.Timing
-	Logger        zerolog.Logger
+	// Advertise is the shard API address other nodes dial. Empty means
+	// Address, with an unspecified host (0.0.0.0, ::) replaced by the host
+	// gossip advertises.
+	Advertise string
+	Join      []string
+	Secret    []byte
+	Zone      string
+	Timing    cluster.Timing
+	Logger    zerolog.Logger
 }
 
 // DefaultPeerConfig returns the defaults of `tessera peer`.
@@ -47,7 +52,10 @@ type Peer struct {
 	ln    net.Listener
 	node  *cluster.Node
 	log   zerolog.Logger
-	done  chan struct{}
+	// advertised is the shard API address in NodeMeta; memberlist reads it
+	// from its own goroutines.
+	advertised atomic.Value
+	done       chan struct{}
 }
 
 // StartPeer opens the peer's store, serves its shard API and joins gossip.
@@ -81,7 +89,10 @@ func StartPeer(ctx context.Context, cfg PeerConfig) (*Peer, error) {
 		p.shutdown()
 		return nil, fmt.Errorf("peer %s: gossip: %w", id, err)
 	}
-	log.Info().Str("api", p.APIAddr()).Str("gossip", p.node.Addr()).Str("dir", cfg.Dir).Msg("peer started")
+	if err := p.advertise(ctx, cfg.Advertise); err != nil {
+		return nil, errors.Join(err, p.Close())
+	}
+	log.Info().Str("api", p.advertised.Load().(string)).Str("gossip", p.node.Addr()).Str("dir", cfg.Dir).Msg("peer started")
 	return p, nil
 }
 
@@ -91,6 +102,7 @@ func (p *Peer) serve(cfg PeerConfig) error {
 		return fmt.Errorf("peer %s: listen %s: %w", p.id, cfg.Address, err)
 	}
 	p.ln = ln
+	p.advertised.Store(ln.Addr().String())
 	h := peer.NewServer(peer.ServerConfig{Store: p.store, Secret: cfg.Secret, Logger: p.log})
 	p.http = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		ErrorLog: zerologStd(p.log)}
@@ -105,12 +117,36 @@ func (p *Peer) serve(cfg PeerConfig) error {
 
 func (p *Peer) nodeMeta(zone string) func() cluster.NodeMeta {
 	return func() cluster.NodeMeta {
-		m := cluster.NodeMeta{ID: p.id, Role: cluster.RolePeer, APIAddr: p.APIAddr(), Zone: zone}
+		m := cluster.NodeMeta{ID: p.id, Role: cluster.RolePeer, APIAddr: p.advertised.Load().(string), Zone: zone}
 		if capacity, free, err := p.store.Stat(); err == nil {
 			m.Capacity, m.Free = capacity, free
 		}
 		return m
 	}
+}
+
+// advertise settles the shard API address other nodes dial and gossips it.
+func (p *Peer) advertise(ctx context.Context, addr string) error {
+	if addr == "" {
+		host, port, err := net.SplitHostPort(p.ln.Addr().String())
+		if err != nil {
+			return fmt.Errorf("peer %s: %w", p.id, err)
+		}
+		if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+			if host, _, err = net.SplitHostPort(p.node.Addr()); err != nil {
+				return fmt.Errorf("peer %s: gossip address: %w", p.id, err)
+			}
+		}
+		addr = net.JoinHostPort(host, port)
+	}
+	if addr == p.advertised.Load().(string) {
+		return nil
+	}
+	p.advertised.Store(addr)
+	if err := p.node.UpdateMeta(ctx); err != nil {
+		return fmt.Errorf("peer %s: advertise %s: %w", p.id, addr, err)
+	}
+	return nil
 }
 
 // ID is the peer's stable identifier.

@@ -159,6 +159,7 @@ func runPeer(ctx context.Context, args []string, stderr io.Writer) error {
 	var join listFlag
 	fs.StringVar(&cfg.Address, "address", cfg.Address, "shard API host:port")
 	fs.StringVar(&cfg.Bind, "bind", cfg.Bind, "gossip host:port")
+	fs.StringVar(&cfg.Advertise, "advertise-address", "", "shard API host:port other nodes dial (default: --address, with the gossip host when unspecified)")
 	fs.Var(&join, "join", "gossip addresses of existing nodes (comma-separated)")
 	dirs, err := parseInterleaved(fs, args)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	sockaddr "github.com/hashicorp/go-sockaddr"
 	"github.com/rs/zerolog"
 
 	"tessera/cluster"
@@ -102,7 +103,7 @@ func (p *Peer) serve(cfg PeerConfig) error {
 		return fmt.Errorf("peer %s: listen %s: %w", p.id, cfg.Address, err)
 	}
 	p.ln = ln
-	p.advertised.Store(ln.Addr().String())
+	p.advertised.Store(guessAdvertise(cfg.Advertise, ln.Addr().String()))
 	h := peer.NewServer(peer.ServerConfig{Store: p.store, Secret: cfg.Secret, Logger: p.log})
 	p.http = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		ErrorLog: zerologStd(p.log)}
@@ -147,6 +148,24 @@ func (p *Peer) advertise(ctx context.Context, addr string) error {
 		return fmt.Errorf("peer %s: advertise %s: %w", p.id, addr, err)
 	}
 	return nil
+}
+
+// guessAdvertise is the address to gossip before gossip has started: the
+// configured one, or the listener's with an unspecified host replaced by
+// the private IP memberlist will advertise too. advertise corrects it once
+// gossip knows better.
+func guessAdvertise(configured, listen string) string {
+	if configured != "" {
+		return configured
+	}
+	host, port, err := net.SplitHostPort(listen)
+	if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsUnspecified() {
+		return listen
+	}
+	if private, err := sockaddr.GetPrivateIP(); err == nil && private != "" {
+		return net.JoinHostPort(private, port)
+	}
+	return listen
 }
 
 // ID is the peer's stable identifier.

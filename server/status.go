@@ -2,28 +2,151 @@ package server
 
 import (
 	"fmt"
+	"runtime/debug"
+	"sort"
 	"time"
 
 	"tessera/cluster"
 	"tessera/meta"
+	"tessera/sched"
 	"tessera/web"
 )
 
-// Status reports the cluster as this gateway sees it.
+const (
+	// displayBand is the half-width, relative to the mean, of the P = s/w
+	// band the page draws while the ring balancer publishes no thresholds
+	// of its own. The default 64 vnodes per weight keep shares within
+	// roughly ±15% of proportional.
+	displayBand = 0.15
+	// latencyWindow is the span the GET latency quantiles cover.
+	latencyWindow = 30 * time.Second
+	// failingFor is how long after a failed fetch the page marks a peer.
+	failingFor = 10 * time.Second
+)
+
+// Status reports the cluster as this gateway sees it. Figures no part of
+// the system reports are left nil ("—" on the page): load figures before a
+// member's first gossiped stats, data movement and rebalance progress.
 func (g *Gateway) Status() web.Status {
-	view := g.node.View()
-	st := web.Status{NodeID: g.id, Time: time.Now().UTC(), Code: g.cfg.Code.String()}
+	st := web.Status{Version: buildVersion(), NodeID: g.id, Time: time.Now().UTC(), Code: g.cfg.Code.String(),
+		Nodes: []web.Node{}, Errors: []web.LogLine{}}
+	g.fillNodes(&st)
+	g.fillScheduler(&st)
+	if g.repair != nil {
+		rs := g.repair.Stats()
+		pending, done, failed := int64(rs.Pending), int64(rs.Repaired), int64(rs.Failed)
+		st.Repair = web.Progress{Pending: &pending, Done: &done, Failed: &failed}
+	}
+	if g.obs != nil {
+		t := g.obs.s3.Totals()
+		st.S3 = web.S3{Requests: t.Requests, Errors: t.ServerErrors, BytesIn: t.BytesIn, BytesOut: t.BytesOut, InFlight: t.InFlight}
+		for i := range st.Nodes {
+			// A gateway's own active requests are its S3 requests in flight.
+			if st.Nodes[i].ID == g.id {
+				st.Nodes[i].ActiveRequests = &t.InFlight
+			}
+		}
+		st.Buckets = g.obs.buckets.snapshot()
+	}
+	return st
+}
+
+// fillNodes lists the members with their ring figures: weight w is a
+// peer's fraction of the total weight, share s its fraction of the hash
+// circle, and P = s/w (seed 004).
+func (g *Gateway) fillNodes(st *web.Status) {
+	r := g.node.View().Ring()
+	weights := map[meta.PeerID]float64{}
+	var total float64
+	for _, p := range r.Peers() {
+		if p.Vnodes > 0 {
+			weights[p.ID] = p.Weight
+			total += p.Weight
+		}
+	}
+	var sumP float64
+	var nP int
 	for _, m := range g.node.Members() {
-		n := web.Node{ID: m.ID, Role: string(m.Role), State: m.State.String(), Address: m.APIAddr,
+		n := web.Node{ID: m.ID, Role: string(m.Role), State: m.State.String(), Address: m.APIAddr, Zone: m.Zone,
 			CapacityBytes: m.Capacity, FreeBytes: m.Free}
+		// Load figures of a member not alive are stale: leave them out.
+		if !m.StatsAt.IsZero() && m.State == cluster.StateAlive {
+			send, recv, cpu, active := m.Stats.SendBps, m.Stats.RecvBps, m.Stats.CPU, int64(m.Stats.Active)
+			n.ThroughputSend, n.ThroughputRecv, n.CPU, n.ActiveRequests = &send, &recv, &cpu, &active
+		}
 		if m.Role == cluster.RolePeer {
-			r := view.Ring()
-			n.Vnodes, n.Share = r.Vnodes(meta.PeerID(m.ID)), r.Share(meta.PeerID(m.ID))
+			id := meta.PeerID(m.ID)
+			n.Vnodes, n.Share = r.Vnodes(id), r.Share(id)
+			if w := weights[id]; w > 0 && total > 0 {
+				n.Weight = w / total
+				p := n.Share / n.Weight
+				n.P = &p
+				sumP += p
+				nP++
+			}
+			st.Ring.Vnodes += n.Vnodes
 		}
 		st.Nodes = append(st.Nodes, n)
 	}
-	st.Ring.Peers = len(view.Peers())
-	return st
+	sort.SliceStable(st.Nodes, func(i, j int) bool {
+		if st.Nodes[i].Role != st.Nodes[j].Role {
+			return st.Nodes[i].Role == string(cluster.RoleGateway)
+		}
+		return st.Nodes[i].ID < st.Nodes[j].ID
+	})
+	st.Ring.Peers = r.Len()
+	// Epoch 0 is the membership ring (no epochs minted), a real state.
+	epoch := g.node.View().EpochNumber()
+	st.Ring.Epoch = &epoch
+	if nP > 0 {
+		mean := sumP / float64(nP)
+		lo, hi := mean*(1-displayBand), mean*(1+displayBand)
+		st.Ring.PMean, st.Ring.PLow, st.Ring.PHigh, st.Ring.BandSource = &mean, &lo, &hi, "display"
+	}
+}
+
+// fillScheduler reports the policy, GET latency from the S3 middleware,
+// and per peer the choice counts and the tracker's view; the fetch pool's
+// figures, when reads go through one, take precedence (mergePool).
+func (g *Gateway) fillScheduler(st *web.Status) {
+	sc := &st.Scheduler
+	sc.Policy = g.policy.Name()
+	sc.Peers = []web.PeerChoice{}
+	if g.obs != nil {
+		if p50, p95, p99, ok := g.obs.s3.GetLatency(latencyWindow); ok {
+			sc.GetP50, sc.GetP95, sc.GetP99 = &p50, &p95, &p99
+		}
+	}
+	var counts map[meta.PeerID][2]uint64
+	if g.choices != nil {
+		counts = g.choices.snapshot()
+	}
+	stats := g.tracker.Stats()
+	ids := map[meta.PeerID]bool{}
+	for id := range counts {
+		ids[id] = true
+	}
+	for id := range stats {
+		ids[id] = true
+	}
+	now := time.Now()
+	for id := range ids {
+		s := stats[id]
+		c := counts[id]
+		sc.Peers = append(sc.Peers, web.PeerChoice{ID: string(id), Chosen: c[0], Skipped: c[1], InFlightBytes: s.InFlight,
+			Throughput: s.Throughput, Failing: !s.LastFail.IsZero() && now.Sub(s.LastFail) < failingFor})
+	}
+	sort.Slice(sc.Peers, func(i, j int) bool { return sc.Peers[i].ID < sc.Peers[j].ID })
+	if g.pool != nil {
+		mergePool(sc, g.pool.Status())
+	}
+}
+
+func buildVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return ""
 }
 
 // Ready reports whether writes at the default code can reach a quorum.
@@ -39,4 +162,24 @@ func (g *Gateway) Ready() error {
 			alive, len(g.node.View().Peers()), g.cfg.Code, g.cfg.Code.N(), need)
 	}
 	return nil
+}
+
+// mergePool puts the fetch pool's snapshot into the page's scheduler
+// figures: policy, pool and queue, and per-peer choices (its own counts of
+// fetches started and shards left unused, replacing the choice counter's).
+// GET latency stays the S3 middleware's, end to end, unless it has none;
+// then the pool's (queueing included) stands in. A gateway reading through
+// an object.FetchPool reports this way.
+func mergePool(sc *web.Scheduler, ds sched.Status) {
+	size, inUse, queue := ds.Slots, ds.InUse, ds.Queued
+	sc.Policy, sc.PoolSize, sc.PoolInUse, sc.Queue = ds.Policy, &size, &inUse, &queue
+	if sc.GetP50 == nil && ds.Finished > 0 {
+		p50, p95, p99 := ds.P50.Seconds(), ds.P95.Seconds(), ds.P99.Seconds()
+		sc.GetP50, sc.GetP95, sc.GetP99 = &p50, &p95, &p99
+	}
+	sc.Peers = make([]web.PeerChoice, 0, len(ds.Peers))
+	for _, p := range ds.Peers {
+		sc.Peers = append(sc.Peers, web.PeerChoice{ID: string(p.ID), Chosen: p.Chosen, Skipped: p.Skipped,
+			InFlightBytes: p.Bytes, Throughput: p.Goodput})
+	}
 }

@@ -1,19 +1,26 @@
-// Package sched decides which shards a gateway reads first.
+// Package sched decides which shards a gateway reads, and when.
 //
 // A read of an object coded with k data and m parity shards needs any k of
-// its n = k+m shards. A Policy orders the shard indexes: object fetches
-// the first k and falls back to the rest in order. The Tracker records
-// what this gateway itself observes per peer: bytes in flight, an EWMA of
-// transfer throughput and the time of the last failure. Policies read it;
-// object feeds it through Tracker.Begin around every shard fetch.
+// its n = k+m shards. Two layers:
 //
-// Invariants: Order always returns a permutation of 0..n-1, for any input
-// (k out of range included), and never blocks. The package is pure: no
-// I/O, no goroutines, no logging. Tracker and every Policy are safe for
-// concurrent use.
+//   - Dispatcher is a gateway's fetch pool of L slots (the paper's L
+//     download threads) run by a named policy (Policies): reads are
+//     submitted, Dispatch returns Start, Cancel, Finish and Fail actions,
+//     and the caller reports every started fetch with Done. The same code
+//     runs in the gateway (object.FetchPool) and in the simulator (sim).
+//     Early-binding policies (random, greedy, wlc, wlc-cpu, load) fix a
+//     read's shards when it is planned and queue the fetches FIFO;
+//     late-binding ones (eta, fcfs-r, serpt-r) pick the read and the shard
+//     whenever a slot frees.
+//   - Policy.Order (ETA, Random) ranks one read's shards for callers that
+//     open shards themselves; the Tracker records what this gateway
+//     observes per peer (in-flight bytes, throughput EWMA, failures).
 //
-// The default policy, ETA, predicts each shard's completion time as
-// (in-flight bytes + shard bytes) / throughput and prefers data shards,
-// which need no Reed-Solomon reconstruction, unless a parity shard's peer
-// is clearly faster. Shards on peers that failed recently go last.
+// Invariants: the package is pure — no I/O, no goroutines, no logging. A
+// Dispatcher only starts a fetch of a shard index its read has, from that
+// shard's (non-empty) holder, never twice at once; never runs more than L
+// fetches; finishes a read only after k distinct shards succeeded and
+// fails it only when fewer than k holders are left. Dispatcher is not safe
+// for concurrent use (its callers serialise); Tracker and every Policy are.
+// Order always returns a permutation of 0..n-1 and never blocks.
 package sched

@@ -1,0 +1,242 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
+	"github.com/minio/minio-go/v7/pkg/signer"
+
+	"tessera/gateway"
+	"tessera/sched"
+	"tessera/sim"
+)
+
+// benchConfig is what `tessera bench` runs.
+type benchConfig struct {
+	endpoint, access, secret, region, bucket string
+	policies                                 listFlag
+	rhos                                     floatList
+	bursts                                   intList
+	requests, objects, concurrency           int
+	capacity                                 float64 // aggregate peer bytes/s that ρ refers to
+	maxSize                                  int64
+	seed                                     uint64
+	format                                   string
+}
+
+// runBench drives a running cluster with the simulator's workload, once
+// per policy (switched through the admin API), and prints the table.
+func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	c := benchConfig{rhos: floatList{0.5}, bursts: intList{10, 100}}
+	var gbps float64
+	fs.StringVar(&c.endpoint, "endpoint", "127.0.0.1:9000", "S3 endpoint host:port of the gateway")
+	fs.StringVar(&c.bucket, "bucket", "tessera-bench", "bucket to fill and read")
+	fs.Var(&c.policies, "policies", "policies to run in turn (comma-separated; default all)")
+	fs.Var(&c.rhos, "rho", "offered loads, fractions of --capacity-gbps (comma-separated)")
+	fs.Var(&c.bursts, "burst", "burst sizes p (comma-separated)")
+	fs.IntVar(&c.requests, "requests", 2000, "GETs per point")
+	fs.IntVar(&c.objects, "objects", 200, "objects written before the runs and read at random")
+	fs.IntVar(&c.concurrency, "concurrency", 512, "most GETs outstanding at once")
+	fs.Float64Var(&gbps, "capacity-gbps", 10, "aggregate peer send rate in Gbit/s that --rho refers to (e.g. 10 peers at --max-send-rate 125e6)")
+	fs.Int64Var(&c.maxSize, "max-size", 16<<20, "largest object written")
+	seed := fs.Uint64("seed", 1, "workload seed")
+	fs.StringVar(&c.format, "format", "table", "output: table or json")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	c.seed = *seed
+	c.capacity = gbps * 125e6
+	c.access, c.secret = os.Getenv("TESSERA_ACCESS_KEY"), os.Getenv("TESSERA_SECRET_KEY")
+	c.region = envOr("TESSERA_REGION", "us-east-1")
+	if c.access == "" || c.secret == "" {
+		return errors.New("bench: TESSERA_ACCESS_KEY and TESSERA_SECRET_KEY must be set")
+	}
+	if len(c.policies) == 0 {
+		c.policies = sched.Policies()
+	}
+	if c.requests < 1 || c.objects < 1 || c.concurrency < 1 || c.capacity <= 0 {
+		return errors.New("bench: --requests, --objects, --concurrency and --capacity-gbps must be positive")
+	}
+	cl, err := minio.New(c.endpoint, &minio.Options{Creds: credentials.NewStaticV4(c.access, c.secret, ""), Region: c.region})
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	keys, err := benchFill(ctx, cl, c)
+	if err != nil {
+		return err
+	}
+	var rows []sim.Row
+	total := len(c.policies) * len(c.rhos) * len(c.bursts) * c.requests
+	bar := &progress{w: stderr, total: total}
+	for _, pol := range c.policies {
+		if err := setPolicy(ctx, c, pol); err != nil {
+			return err
+		}
+		for _, rho := range c.rhos {
+			for _, burst := range c.bursts {
+				bar.label = fmt.Sprintf("%s ρ=%g p=%d", pol, rho, burst)
+				res, err := benchPoint(ctx, cl, c, keys, rho, burst, bar)
+				if err != nil {
+					return err
+				}
+				row := sim.Summarise(res)
+				row.Policy, row.Rho, row.Burst = pol, rho, burst
+				rows = append(rows, row)
+			}
+		}
+	}
+	bar.finish()
+	if c.format == "json" {
+		return sim.WriteJSON(stdout, rows)
+	}
+	fmt.Fprintf(stdout, "live, %s, %d GETs per point over %d objects; moved/needed and hedge rate are not measured live (0)\n\n",
+		c.endpoint, c.requests, len(keys))
+	return sim.WriteTable(stdout, rows)
+}
+
+// benchFill writes the objects, sizes drawn from the workload.
+func benchFill(ctx context.Context, cl *minio.Client, c benchConfig) ([]string, error) {
+	if err := cl.MakeBucket(ctx, c.bucket, minio.MakeBucketOptions{Region: c.region}); err != nil {
+		if ok, _ := cl.BucketExists(ctx, c.bucket); !ok {
+			return nil, fmt.Errorf("bench: make bucket: %w", err)
+		}
+	}
+	p := sim.DefaultParams()
+	p.Requests, p.Seed = c.objects, c.seed
+	var keys []string
+	for i, g := range sim.Trace(p) {
+		size := min(g.Size, c.maxSize)
+		data := make([]byte, size)
+		_, _ = rand.Read(data) // documented never to fail
+		key := fmt.Sprintf("obj-%05d", i)
+		if _, err := cl.PutObject(ctx, c.bucket, key, bytes.NewReader(data), size, minio.PutObjectOptions{}); err != nil {
+			return nil, fmt.Errorf("bench: put %s: %w", key, err)
+		}
+		keys = append(keys, key)
+	}
+	return keys, nil
+}
+
+// setPolicy switches the gateway's policy through the admin API.
+func setPolicy(ctx context.Context, c benchConfig, name string) error {
+	u := "http://" + c.endpoint + gateway.AdminPrefix + "sched?policy=" + name
+	req, err := http.NewRequestWithContext(ctx, http.MethodPut, u, nil)
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	req.Header.Set("X-Amz-Content-Sha256", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+	req = signer.SignV4(*req, c.access, c.secret, "", c.region)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("bench: set policy %s: %w", name, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
+		return fmt.Errorf("bench: set policy %s: %s: %s", name, resp.Status, strings.TrimSpace(string(body)))
+	}
+	return nil
+}
+
+// benchPoint replays one (ρ, p) trace against the cluster.
+func benchPoint(ctx context.Context, cl *minio.Client, c benchConfig, keys []string, rho float64, burst int, bar *progress) (sim.Result, error) {
+	p := sim.DefaultParams()
+	p.Peers, p.PeerBW, p.Rho, p.Burst, p.Requests, p.Seed = 1, c.capacity, rho, burst, c.requests, c.seed
+	trace := sim.Trace(p)
+	var (
+		mu      sync.Mutex
+		lat     []float64
+		failed  atomic.Int64
+		wg      sync.WaitGroup
+		firstEr error
+	)
+	sem := make(chan struct{}, c.concurrency)
+	start := time.Now()
+	for i, g := range trace {
+		if d := time.Until(start.Add(time.Duration(g.At * float64(time.Second)))); d > 0 {
+			select {
+			case <-time.After(d):
+			case <-ctx.Done():
+				wg.Wait()
+				return sim.Result{}, ctx.Err()
+			}
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			t0 := time.Now()
+			err := benchGet(ctx, cl, c.bucket, keys[(i*7919)%len(keys)])
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				failed.Add(1)
+				if firstEr == nil {
+					firstEr = err
+				}
+			} else {
+				lat = append(lat, time.Since(t0).Seconds())
+			}
+			bar.add()
+		}()
+	}
+	wg.Wait()
+	if n := failed.Load(); n > 0 {
+		return sim.Result{}, fmt.Errorf("bench: %d GETs failed, first: %w", n, firstEr)
+	}
+	return sim.Result{Latencies: lat}, nil
+}
+
+func benchGet(ctx context.Context, cl *minio.Client, bucket, key string) error {
+	obj, err := cl.GetObject(ctx, bucket, key, minio.GetObjectOptions{})
+	if err != nil {
+		return err
+	}
+	defer obj.Close()
+	_, err = io.Copy(io.Discard, obj)
+	return err
+}
+
+// progress draws a one-line bar on w.
+type progress struct {
+	mu          sync.Mutex
+	w           io.Writer
+	total, done int
+	label       string
+	last        time.Time
+}
+
+func (p *progress) add() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done++
+	if time.Since(p.last) < 100*time.Millisecond && p.done < p.total {
+		return
+	}
+	p.last = time.Now()
+	const width = 30
+	fill := width * p.done / max(p.total, 1)
+	fmt.Fprintf(p.w, "\r[%s%s] %3d%% %-28s", strings.Repeat("#", fill), strings.Repeat(".", width-fill), 100*p.done/max(p.total, 1), p.label)
+}
+
+func (p *progress) finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintln(p.w)
+}

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"tessera/peer"
+	"tessera/sched"
+	"tessera/sim"
+)
+
+// runSim runs the discrete-event simulation of the read scheduler.
+func runSim(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	p := sim.DefaultParams()
+	policies := listFlag{}
+	rhos, bursts := floatList{0.1, 0.5}, intList{10, 20, 50, 100, 200, 500}
+	var seeds int
+	var format, svgDir string
+	var bw float64
+	fs.IntVar(&p.Peers, "peers", p.Peers, "storage peers")
+	fs.IntVar(&p.Gateways, "gateways", p.Gateways, "gateways, each with its own fetch pool")
+	fs.IntVar(&p.Slots, "fetch-pool", p.Slots, "fetch threads per gateway (L)")
+	fs.Var(&rhos, "rho", "offered loads, fractions of aggregate peer bandwidth (comma-separated)")
+	fs.Var(&bursts, "burst", "burst sizes p, GETs arriving together (comma-separated)")
+	fs.IntVar(&seeds, "seeds", 3, "seeds per point (common random numbers across policies)")
+	fs.IntVar(&p.Requests, "requests", p.Requests, "GETs per run")
+	fs.Var(&policies, "policies", "policies to compare (comma-separated; default all)")
+	fs.BoolVar(&p.Hetero, "hetero", false, "mixed NICs (1 in 10 at 1/2, 1 in 10 at 1/4 speed) and on/off background load on 3 in 10 peers")
+	fs.Float64Var(&bw, "peer-gbps", 1, "full-speed peer NIC in Gbit/s")
+	fs.DurationVar(&p.Setup, "setup", p.Setup, "fixed cost per chunk fetch at a peer")
+	fs.StringVar(&format, "format", "table", "output: table or json")
+	fs.StringVar(&svgDir, "svg", "", "write SVG charts (mean, p99, variance vs p) to this directory")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if len(policies) == 0 {
+		policies = sched.Policies()
+	}
+	p.PeerBW = bw * 125e6
+	switch {
+	case p.Peers < 1 || p.Gateways < 1 || p.Slots < 1 || p.Requests < 1 || seeds < 1:
+		return errors.New("sim: --peers, --gateways, --fetch-pool, --requests and --seeds must be positive")
+	case format != "table" && format != "json":
+		return fmt.Errorf("sim: --format %q: want table or json", format)
+	}
+	for _, r := range rhos {
+		if r <= 0 {
+			return fmt.Errorf("sim: --rho %g must be positive", r)
+		}
+	}
+	for _, b := range bursts {
+		if b < 1 {
+			return fmt.Errorf("sim: --burst %d must be positive", b)
+		}
+	}
+	start := time.Now()
+	rows, err := sim.Sweep(p, policies, rhos, bursts, seeds, nil)
+	if err != nil {
+		return err
+	}
+	if format == "json" {
+		err = sim.WriteJSON(stdout, rows)
+	} else {
+		fmt.Fprintf(stdout, "%d peers, %d gateway(s), L=%d, hetero=%v, %d GETs x %d seeds per point, %s\n\n",
+			p.Peers, p.Gateways, p.Slots, p.Hetero, p.Requests, seeds, time.Since(start).Round(time.Millisecond))
+		err = sim.WriteTable(stdout, rows)
+	}
+	if err != nil {
+		return err
+	}
+	if svgDir != "" {
+		files, err := sim.WriteSVGs(svgDir, rows)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "wrote %d charts to %s\n", len(files), svgDir)
+	}
+	return nil
+}
+
+// floatList parses comma-separated floats.
+type floatList []float64
+
+func (l *floatList) String() string {
+	s := make([]string, len(*l))
+	for i, v := range *l {
+		s[i] = strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return strings.Join(s, ",")
+}
+
+func (l *floatList) Set(v string) error {
+	*l = nil
+	for _, f := range strings.Split(v, ",") {
+		x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil {
+			return err
+		}
+		*l = append(*l, x)
+	}
+	return nil
+}
+
+// intList parses comma-separated integers.
+type intList []int
+
+func (l *intList) String() string {
+	s := make([]string, len(*l))
+	for i, v := range *l {
+		s[i] = strconv.Itoa(v)
+	}
+	return strings.Join(s, ",")
+}
+
+func (l *intList) Set(v string) error {
+	*l = nil
+	for _, f := range strings.Split(v, ",") {
+		x, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return err
+		}
+		*l = append(*l, x)
+	}
+	return nil
+}
+
+// registerSched adds the read scheduler flags of server and gateway.
+func registerSched(fs *flag.FlagSet, policy *string, pool *int) {
+	fs.StringVar(policy, "sched", sched.DefaultPolicy, "read scheduling policy: "+strings.Join(sched.Policies(), ", "))
+	fs.IntVar(pool, "fetch-pool", 20, "shard fetches in flight per gateway (the pool size L)")
+}
+
+// registerSendLimit adds the peer's benchmark pacing flags.
+func registerSendLimit(fs *flag.FlagSet, l *peer.SendLimit) {
+	fs.Float64Var(&l.Rate, "max-send-rate", 0, "pace shard streams to this many bytes/s in total, to emulate a slower NIC (0: unlimited; 125e6 is 1 GbE)")
+	fs.DurationVar(&l.Delay, "chunk-delay", 0, "wait this long before each shard stream, to emulate a seek")
+}

@@ -1,0 +1,19 @@
+// Package sim is a discrete-event simulator of GETs on an erasure-coded
+// cluster, driving the real sched.Dispatcher of every gateway.
+//
+// Model: each peer has a NIC of fixed bandwidth shared by processor
+// sharing among the chunk transfers it serves (from every gateway), after
+// a fixed setup time per chunk (seek, request handling). Optionally
+// (Hetero) one peer in ten runs at half speed, one at a quarter, and three
+// in ten carry an on/off background load taking 60% of their NIC 30% of
+// the time. Gateways are not modelled as bottlenecks. GETs arrive in
+// bursts of p with Weibull gaps scaled so the offered bytes are ρ of the
+// aggregate peer bandwidth; sizes are lognormal (90% < 4 MiB, 99% < 16 MiB),
+// codes (2,1), (4,2), (6,3), (10,4) uniformly, placement uniform over
+// peers. A 1-s monitor samples every peer's bytes sent (throughput_send)
+// and utilisation (as CPU) for the policies that read gossip.
+//
+// Invariants: a run is deterministic given its Params; the workload
+// (arrivals, sizes, codes, placement, background toggles) depends only on
+// the seed, so policies are compared on common random numbers.
+package sim

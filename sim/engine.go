@@ -1,0 +1,404 @@
+package sim
+
+import (
+	"container/heap"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"tessera/meta"
+	"tessera/sched"
+)
+
+// Event kinds.
+const (
+	evArrival = iota // a (batch of) GET(s) arrives; a = first request index
+	evSetup          // a fetch's setup ends; a = fetch id
+	evPeer           // a peer's next transfer completion; a = peer, ver
+	evToggle         // background load flips; a = peer
+	evMonitor        // the 1-s load monitor samples every peer
+	evWake           // a gateway's dispatcher asked to run; a = gateway
+)
+
+type event struct {
+	t    float64
+	kind int
+	a    int
+	ver  uint64
+}
+
+type eventHeap []event
+
+func (h eventHeap) Len() int { return len(h) }
+func (h eventHeap) Less(i, j int) bool {
+	if h[i].t != h[j].t {
+		return h[i].t < h[j].t
+	}
+	return h[i].kind < h[j].kind
+}
+func (h eventHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *eventHeap) Push(x any)   { *h = append(*h, x.(event)) }
+func (h *eventHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return e
+}
+
+// xfer is one chunk fetch in the model.
+type xfer struct {
+	gw, req, shard, peer int
+	size                 float64
+	vEnd                 float64 // peer virtual time at which it completes
+	idx                  int     // in the peer's active heap; -1 when not transferring
+	cancelled, done      bool
+	id                   int
+}
+
+func (r *run) release(x *xfer) {
+	r.xfers[x.id] = nil
+	r.free = append(r.free, x.id)
+}
+
+// peerModel is one peer's NIC shared by processor sharing: each of m
+// active transfers gets cap/m. V is the bytes served to each active
+// transfer since the start, so a transfer ends when V reaches its vEnd.
+type peerModel struct {
+	spec    peerSpec
+	v       float64
+	last    float64
+	active  xferHeap
+	ver     uint64
+	bgOn    bool
+	rng     *rand.Rand
+	sent    float64 // bytes sent, background included
+	sampled float64 // sent at the last monitor sample
+	tps     float64 // monitor: throughput_send over the last second
+	cpu     float64
+}
+
+func (p *peerModel) capacity() float64 {
+	if p.bgOn {
+		return p.spec.bw * (1 - bgShare)
+	}
+	return p.spec.bw
+}
+
+func (p *peerModel) advance(now float64) {
+	dt := now - p.last
+	if dt <= 0 {
+		return
+	}
+	if m := len(p.active); m > 0 {
+		p.v += dt * p.capacity() / float64(m)
+		p.sent += dt * p.capacity()
+	}
+	if p.bgOn {
+		p.sent += dt * p.spec.bw * bgShare
+	}
+	p.last = now
+}
+
+// gw is one gateway: its own dispatcher over the shared peers.
+type gw struct {
+	d    *sched.Dispatcher
+	wake float64 // scheduled wake time, +Inf if none
+}
+
+// run is one simulation in progress.
+type run struct {
+	p       Params
+	w       workload
+	ids     []meta.PeerID
+	byID    map[meta.PeerID]int
+	peers   []peerModel
+	gws     []gw
+	ev      eventHeap
+	now     float64
+	xfers   []*xfer        // by id; ids are reused once free
+	free    []int          // ids of finished xfers
+	active  map[[2]int]int // (req, shard) → xfer
+	lat     []float64
+	moved   float64
+	needed  float64
+	actions []sched.Action
+	failed  int
+}
+
+// monitor is the 1-s gossip the policies read.
+type monitor struct{ r *run }
+
+func (m monitor) Load(id meta.PeerID) (float64, float64, bool) {
+	i, ok := m.r.byID[id]
+	if !ok {
+		return 0, 0, false
+	}
+	return m.r.peers[i].tps, m.r.peers[i].cpu, true
+}
+
+// Result is one run's outcome.
+type Result struct {
+	Latencies []float64 // seconds, one per finished GET
+	Moved     float64   // bytes transferred, cancelled partial transfers included
+	Needed    float64   // bytes strictly needed: k chunks per GET
+	Hedges    uint64
+	Failed    int
+}
+
+// Run simulates one policy on the workload of p.
+func Run(policy string, p Params) (Result, error) {
+	return runOn(policy, p, generate(p))
+}
+
+func runOn(policy string, p Params, w workload) (Result, error) {
+	r := &run{p: p, w: w, byID: make(map[meta.PeerID]int, p.Peers), active: make(map[[2]int]int)}
+	r.ids = make([]meta.PeerID, p.Peers)
+	r.peers = make([]peerModel, p.Peers)
+	for i := range r.ids {
+		r.ids[i] = meta.PeerID("p" + strconv.Itoa(i))
+		r.byID[r.ids[i]] = i
+		r.peers[i] = peerModel{spec: w.peers[i], rng: rand.New(rand.NewPCG(w.peers[i].seed, 7))}
+		if w.peers[i].bg {
+			r.push(event{t: r.peers[i].rng.ExpFloat64() * bgOnHold * (1 - bgOnFrac) / bgOnFrac, kind: evToggle, a: i})
+		}
+	}
+	for g := range max(p.Gateways, 1) {
+		d, err := sched.NewDispatcher(policy, sched.Config{
+			Slots: p.Slots, Gateways: max(p.Gateways, 1), NominalBW: p.PeerBW, Setup: p.Setup,
+			Load: monitor{r}, Seed: p.Seed*31 + uint64(g),
+		})
+		if err != nil {
+			return Result{}, fmt.Errorf("sim: %w", err)
+		}
+		r.gws = append(r.gws, gw{d: d, wake: math.Inf(1)})
+	}
+	if len(w.reqs) > 0 {
+		r.push(event{t: w.reqs[0].at, kind: evArrival, a: 0})
+	}
+	r.push(event{t: 1, kind: evMonitor})
+	var hedges uint64
+	r.loop()
+	for _, g := range r.gws {
+		hedges += g.d.Hedges()
+	}
+	return Result{Latencies: r.lat, Moved: r.moved, Needed: r.needed, Hedges: hedges, Failed: r.failed}, nil
+}
+
+func (r *run) push(e event) { heap.Push(&r.ev, e) }
+
+func (r *run) loop() {
+	finished := 0
+	for r.ev.Len() > 0 && finished < len(r.w.reqs) {
+		e := heap.Pop(&r.ev).(event)
+		r.now = e.t
+		switch e.kind {
+		case evArrival:
+			r.arrive(e.a)
+		case evSetup:
+			r.setupDone(e.a)
+		case evPeer:
+			r.peerDone(e.a, e.ver)
+		case evToggle:
+			r.toggle(e.a)
+		case evMonitor:
+			r.sample()
+		case evWake:
+			r.gws[e.a].wake = math.Inf(1)
+			r.dispatch(e.a)
+		}
+		finished = len(r.lat) + r.failed
+	}
+}
+
+func (r *run) dur() time.Duration { return time.Duration(r.now * float64(time.Second)) }
+
+// arrive submits every GET arriving at this instant, then dispatches.
+func (r *run) arrive(i int) {
+	t := r.w.reqs[i].at
+	touched := make([]bool, len(r.gws))
+	for ; i < len(r.w.reqs) && r.w.reqs[i].at == t; i++ {
+		q := &r.w.reqs[i]
+		peers := make([]meta.PeerID, q.n)
+		for s, pi := range q.peers {
+			peers[s] = r.ids[pi]
+		}
+		chunk := (q.size + int64(q.k) - 1) / int64(q.k)
+		r.needed += float64(chunk) * float64(q.k)
+		if err := r.gws[q.gw].d.Submit(r.dur(), sched.Request{ID: sched.ReqID(i), Peers: peers, K: q.k, ChunkBytes: chunk}); err != nil {
+			panic(err) // ids are indexes: a duplicate is a bug here
+		}
+		touched[q.gw] = true
+	}
+	if i < len(r.w.reqs) {
+		r.push(event{t: r.w.reqs[i].at, kind: evArrival, a: i})
+	}
+	for g, ok := range touched {
+		if ok {
+			r.dispatch(g)
+		}
+	}
+}
+
+// dispatch runs gateway g's dispatcher and carries out its actions.
+func (r *run) dispatch(g int) {
+	d := r.gws[g].d
+	r.actions = d.Dispatch(r.dur(), r.actions[:0])
+	for _, a := range r.actions {
+		switch a.Kind {
+		case sched.Start:
+			r.start(g, a)
+		case sched.Cancel:
+			r.cancel(int(a.Req), a.Shard)
+		case sched.Finish:
+			r.lat = append(r.lat, r.now-r.w.reqs[a.Req].at)
+		case sched.Fail:
+			r.failed++
+		}
+	}
+	if t, ok := d.NextWake(r.dur()); ok {
+		at := t.Seconds()
+		if at > r.now && at < r.gws[g].wake {
+			r.gws[g].wake = at
+			r.push(event{t: at, kind: evWake, a: g})
+		}
+	}
+}
+
+func (r *run) start(g int, a sched.Action) {
+	q := &r.w.reqs[a.Req]
+	chunk := (q.size + int64(q.k) - 1) / int64(q.k)
+	x := &xfer{gw: g, req: int(a.Req), shard: a.Shard, peer: q.peers[a.Shard], size: float64(chunk), idx: -1, id: -1}
+	id := len(r.xfers)
+	if n := len(r.free); n > 0 {
+		id = r.free[n-1]
+		r.free = r.free[:n-1]
+		r.xfers[id] = x
+	} else {
+		r.xfers = append(r.xfers, x)
+	}
+	x.id = id
+	r.active[[2]int{int(a.Req), a.Shard}] = id
+	r.push(event{t: r.now + r.p.Setup.Seconds(), kind: evSetup, a: id})
+}
+
+func (r *run) setupDone(id int) {
+	x := r.xfers[id]
+	if x.cancelled {
+		r.release(x)
+		return
+	}
+	p := &r.peers[x.peer]
+	p.advance(r.now)
+	x.vEnd = p.v + x.size
+	heap.Push(&p.active, xferRef{x: x})
+	r.reschedule(x.peer)
+}
+
+func (r *run) cancel(req, shard int) {
+	key := [2]int{req, shard}
+	id, ok := r.active[key]
+	if !ok {
+		return
+	}
+	delete(r.active, key)
+	x := r.xfers[id]
+	x.cancelled = true
+	if x.idx < 0 {
+		return // still in setup: setupDone releases it
+	}
+	defer r.release(x)
+	p := &r.peers[x.peer]
+	p.advance(r.now)
+	r.moved += x.size - (x.vEnd - p.v)
+	heap.Remove(&p.active, x.idx)
+	r.reschedule(x.peer)
+}
+
+// reschedule posts the peer's next completion under a new version.
+func (r *run) reschedule(pi int) {
+	p := &r.peers[pi]
+	p.ver++
+	if len(p.active) == 0 {
+		return
+	}
+	left := max(p.active[0].x.vEnd-p.v, 0)
+	r.push(event{t: r.now + left*float64(len(p.active))/p.capacity(), kind: evPeer, a: pi, ver: p.ver})
+}
+
+const vEps = 1e-3 // bytes: completions this close count as simultaneous
+
+func (r *run) peerDone(pi int, ver uint64) {
+	p := &r.peers[pi]
+	if ver != p.ver {
+		return
+	}
+	p.advance(r.now)
+	var done []*xfer
+	for len(p.active) > 0 && p.active[0].x.vEnd <= p.v+vEps {
+		x := heap.Pop(&p.active).(xferRef).x
+		done = append(done, x)
+	}
+	r.reschedule(pi)
+	touched := map[int]bool{}
+	for _, x := range done {
+		x.done = true
+		delete(r.active, [2]int{x.req, x.shard})
+		r.moved += x.size
+		r.gws[x.gw].d.Done(r.dur(), sched.ReqID(x.req), x.shard, nil, int64(x.size))
+		touched[x.gw] = true
+		r.release(x)
+	}
+	for g := range r.gws {
+		if touched[g] {
+			r.dispatch(g)
+		}
+	}
+}
+
+func (r *run) toggle(pi int) {
+	p := &r.peers[pi]
+	p.advance(r.now)
+	p.bgOn = !p.bgOn
+	hold := bgOnHold
+	if !p.bgOn {
+		hold = bgOnHold * (1 - bgOnFrac) / bgOnFrac
+	}
+	r.push(event{t: r.now + p.rng.ExpFloat64()*hold, kind: evToggle, a: pi})
+	r.reschedule(pi)
+}
+
+func (r *run) sample() {
+	for i := range r.peers {
+		p := &r.peers[i]
+		p.advance(r.now)
+		p.tps = p.sent - p.sampled
+		p.sampled = p.sent
+		p.cpu = min(p.tps/p.spec.bw, 1)
+	}
+	r.push(event{t: r.now + 1, kind: evMonitor})
+}
+
+type xferRef struct{ x *xfer }
+
+type xferHeap []xferRef
+
+func (h xferHeap) Len() int           { return len(h) }
+func (h xferHeap) Less(i, j int) bool { return h[i].x.vEnd < h[j].x.vEnd }
+func (h xferHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].x.idx, h[j].x.idx = i, j
+}
+func (h *xferHeap) Push(v any) {
+	x := v.(xferRef)
+	x.x.idx = len(*h)
+	*h = append(*h, x)
+}
+func (h *xferHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	x.x.idx = -1
+	return x
+}

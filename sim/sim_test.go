@@ -1,0 +1,163 @@
+package sim
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"tessera/sched"
+)
+
+func small() Params {
+	p := DefaultParams()
+	p.Requests = 600
+	return p
+}
+
+func TestWorkloadShape(t *testing.T) {
+	p := DefaultParams()
+	p.Requests = 20000
+	w := generate(p)
+	var under4, under16 int
+	for _, r := range w.reqs {
+		if r.size < 4<<20 {
+			under4++
+		}
+		if r.size < 16<<20 {
+			under16++
+		}
+		seen := map[int]bool{}
+		for _, pi := range r.peers {
+			if seen[pi] || pi < 0 || pi >= p.Peers {
+				t.Fatalf("bad placement %v", r.peers)
+			}
+			seen[pi] = true
+		}
+	}
+	f4, f16 := float64(under4)/float64(len(w.reqs)), float64(under16)/float64(len(w.reqs))
+	if math.Abs(f4-0.90) > 0.01 || math.Abs(f16-0.99) > 0.005 {
+		t.Fatalf("P(<4MiB)=%.3f P(<16MiB)=%.3f, want 0.90 and 0.99", f4, f16)
+	}
+	// ρ: offered bytes over the span match the target within sampling noise.
+	var bytes float64
+	for _, r := range w.reqs {
+		bytes += float64(r.size)
+	}
+	span := w.reqs[len(w.reqs)-1].at
+	rho := bytes / span / (float64(p.Peers) * p.PeerBW)
+	if math.Abs(rho-p.Rho)/p.Rho > 0.15 {
+		t.Fatalf("offered load %.3f, want about %.2f", rho, p.Rho)
+	}
+}
+
+func TestCommonRandomNumbers(t *testing.T) {
+	a, b := small(), small()
+	if !reflect.DeepEqual(generate(a), generate(b)) {
+		t.Fatal("same seed, different workloads")
+	}
+	r1, err := Run("eta", a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, _ := Run("eta", a)
+	if !reflect.DeepEqual(r1, r2) {
+		t.Fatal("a run is not deterministic")
+	}
+}
+
+// Every policy finishes every GET and moves at least the bytes needed;
+// the policies without redundancy move almost exactly that.
+func TestEveryPolicyCompletes(t *testing.T) {
+	for _, gws := range []int{1, 2} {
+		for _, hetero := range []bool{false, true} {
+			p := small()
+			p.Gateways, p.Hetero = gws, hetero
+			for _, pol := range sched.Policies() {
+				res, err := Run(pol, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				row := Summarise(res)
+				if row.Requests != p.Requests || row.Failed != 0 {
+					t.Fatalf("%s g=%d: %d finished, %d failed of %d", pol, gws, row.Requests, row.Failed, p.Requests)
+				}
+				if row.Amp < 0.999 {
+					t.Fatalf("%s: moved %.3f of needed", pol, row.Amp)
+				}
+				if pol != "fcfs-r" && pol != "serpt-r" && row.Amp > 1.05 {
+					t.Fatalf("%s: moved %.3f of needed", pol, row.Amp)
+				}
+			}
+		}
+	}
+}
+
+// A lone GET on idle peers takes setup + the largest chunk's transfer.
+func TestIdleLatencyMatchesModel(t *testing.T) {
+	p := small()
+	p.Requests = 1
+	w := generate(p)
+	res, err := runOn("eta", p, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := w.reqs[0]
+	chunk := float64((q.size + int64(q.k) - 1) / int64(q.k))
+	want := p.Setup.Seconds() + chunk/p.PeerBW
+	if got := res.Latencies[0]; math.Abs(got-want) > 1e-9 {
+		t.Fatalf("latency %v, want %v", got, want)
+	}
+}
+
+func TestOutputs(t *testing.T) {
+	rows, err := Sweep(small(), []string{"eta", "load"}, []float64{0.1}, []int{10, 50}, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteJSON(&buf, rows); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Runs []map[string]any `json:"runs"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &got); err != nil || len(got.Runs) != 4 {
+		t.Fatalf("json %v: %s", err, buf.String())
+	}
+	for _, k := range []string{"policy", "rho", "burst", "mean_ms", "p50_ms", "p95_ms", "p99_ms", "var_ms2", "amp"} {
+		if _, ok := got.Runs[0][k]; !ok {
+			t.Fatalf("json run lacks %q", k)
+		}
+	}
+	buf.Reset()
+	if err := WriteTable(&buf, rows); err != nil || !strings.Contains(buf.String(), "policy load") {
+		t.Fatalf("table %v:\n%s", err, buf.String())
+	}
+	dir := t.TempDir()
+	files, err := WriteSVGs(dir, rows)
+	if err != nil || len(files) != 3 {
+		t.Fatalf("svgs %v %v", files, err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "mean-rho0.1.svg"))
+	if !strings.Contains(string(b), "<polyline") || !strings.Contains(string(b), "load") {
+		t.Fatal("chart has no lines")
+	}
+}
+
+// BenchmarkThousandPeersMillionGETs is the scale target: 1,000 peers and
+// 1,000,000 GETs under the default policy, one gateway with a pool of
+// 1,000, ρ=0.5, bursts of 100.
+func BenchmarkThousandPeersMillionGETs(b *testing.B) {
+	p := DefaultParams()
+	p.Peers, p.Requests, p.Burst, p.Rho, p.Slots = 1000, 1_000_000, 100, 0.5, 1000
+	for b.Loop() {
+		if _, err := Run("eta", p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

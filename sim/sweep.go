@@ -1,0 +1,122 @@
+package sim
+
+import (
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+)
+
+// Row is one (policy, ρ, p) point pooled over seeds.
+type Row struct {
+	Policy    string  `json:"policy"`
+	Rho       float64 `json:"rho"`
+	Burst     int     `json:"burst"`
+	Mean      float64 `json:"mean_ms"`
+	P50       float64 `json:"p50_ms"`
+	P95       float64 `json:"p95_ms"`
+	P99       float64 `json:"p99_ms"`
+	Var       float64 `json:"var_ms2"`
+	Amp       float64 `json:"amp"`
+	HedgeRate float64 `json:"hedge_rate"`
+	Requests  int     `json:"requests"`
+	Failed    int     `json:"failed"`
+}
+
+// Sweep runs every policy at every (ρ, p) for seeds 1..seeds on base,
+// with common random numbers: a seed's workload is the same for every
+// policy. Runs go in parallel on GOMAXPROCS workers; progress, if not
+// nil, is called after each run with (done, total).
+func Sweep(base Params, policies []string, rhos []float64, bursts []int, seeds int, progress func(int, int)) ([]Row, error) {
+	type job struct {
+		pi, ri, bi, seed int
+	}
+	type out struct {
+		res Result
+		err error
+	}
+	var jobs []job
+	for pi := range policies {
+		for ri := range rhos {
+			for bi := range bursts {
+				for s := 1; s <= seeds; s++ {
+					jobs = append(jobs, job{pi, ri, bi, s})
+				}
+			}
+		}
+	}
+	results := make([]out, len(jobs))
+	var mu sync.Mutex
+	done := 0
+	ch := make(chan int)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range ch {
+				j := jobs[i]
+				p := base
+				p.Rho, p.Burst, p.Seed = rhos[j.ri], bursts[j.bi], uint64(j.seed)
+				res, err := Run(policies[j.pi], p)
+				results[i] = out{res, err}
+				mu.Lock()
+				done++
+				if progress != nil {
+					progress(done, len(jobs))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range jobs {
+		ch <- i
+	}
+	close(ch)
+	wg.Wait()
+	var rows []Row
+	for i := 0; i < len(jobs); i += seeds {
+		j := jobs[i]
+		var pooled Result
+		for _, o := range results[i : i+seeds] {
+			if o.err != nil {
+				return nil, o.err
+			}
+			pooled.Latencies = append(pooled.Latencies, o.res.Latencies...)
+			pooled.Moved += o.res.Moved
+			pooled.Needed += o.res.Needed
+			pooled.Hedges += o.res.Hedges
+			pooled.Failed += o.res.Failed
+		}
+		row := Summarise(pooled)
+		row.Policy, row.Rho, row.Burst = policies[j.pi], rhos[j.ri], bursts[j.bi]
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// Summarise turns a result into a row (times in ms).
+func Summarise(r Result) Row {
+	row := Row{Requests: len(r.Latencies), Failed: r.Failed}
+	if n := len(r.Latencies); n > 0 {
+		s := slices.Clone(r.Latencies)
+		slices.Sort(s)
+		var sum float64
+		for _, x := range s {
+			sum += x
+		}
+		mean := sum / float64(n)
+		var ss float64
+		for _, x := range s {
+			ss += (x - mean) * (x - mean)
+		}
+		q := func(f float64) float64 { return s[min(int(math.Ceil(f*float64(n)))-1, n-1)] * 1e3 }
+		row.Mean, row.P50, row.P95, row.P99 = mean*1e3, q(0.50), q(0.95), q(0.99)
+		row.Var = ss / float64(n) * 1e6
+		row.HedgeRate = float64(r.Hedges) / float64(n)
+	}
+	if r.Needed > 0 {
+		row.Amp = r.Moved / r.Needed
+	}
+	return row
+}

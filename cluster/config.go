@@ -58,6 +58,21 @@ type Config struct {
 	Logger zerolog.Logger
 	// Timing tunes failure detection; the zero value means LocalTiming().
 	Timing Timing
+	// Stats, when set, is sampled every StatsInterval and gossiped to
+	// every member (Member.Stats). It must be fast and must not call into
+	// the Node.
+	Stats func() Stats
+	// EpochFile, when set, persists the adopted ring epoch across
+	// restarts (peers keep it in their data directory).
+	EpochFile string
+	// Propose lets this node mint ring epochs when it is the alive peer
+	// with the lowest ID (one proposer at a time). Off, the node only
+	// follows epochs others mint; with nobody proposing, the ring is the
+	// membership ring of every peer seen, weight 1.
+	Propose bool
+	// ProposeInterval is how often the proposer re-checks the layout, and
+	// the least time between two epochs it mints (2 s).
+	ProposeInterval time.Duration
 }
 
 // Timing holds the memberlist intervals that decide how fast membership

@@ -18,6 +18,8 @@ type metaSource struct {
 	log  zerolog.Logger
 
 	leaving atomic.Bool
+	stats   *statsGossip
+	epochs  *epochs
 
 	mu   sync.Mutex
 	last []byte // the last encoding that fit; what a failed refresh falls back to
@@ -58,13 +60,50 @@ func (s *metaSource) NodeMeta(limit int) []byte {
 	return s.last
 }
 
-// The rest of memberlist.Delegate: no user messages or state exchange yet.
-// Epoch records will travel through GetBroadcasts and LocalState.
+// NotifyMsg receives user messages: stats and epoch records. memberlist
+// reuses buf after the call, so anything kept is copied.
+func (s *metaSource) NotifyMsg(buf []byte) {
+	if len(buf) == 0 {
+		return
+	}
+	switch {
+	case buf[0] == msgStats && s.stats != nil:
+		s.stats.receive(buf)
+	case buf[0] == msgEpoch && s.epochs != nil:
+		s.epochs.receive(append([]byte(nil), buf...), "gossip")
+	}
+}
 
-func (s *metaSource) NotifyMsg([]byte)                           {}
-func (s *metaSource) GetBroadcasts(overhead, limit int) [][]byte { return nil }
-func (s *metaSource) LocalState(join bool) []byte                { return nil }
-func (s *metaSource) MergeRemoteState(buf []byte, join bool)     {}
+// GetBroadcasts hands memberlist the queued messages to piggyback: the
+// epoch first (rare and important), stats in the room left.
+func (s *metaSource) GetBroadcasts(overhead, limit int) [][]byte {
+	var out [][]byte
+	if s.epochs != nil {
+		out = s.epochs.queue.GetBroadcasts(overhead, limit)
+		for _, b := range out {
+			limit -= overhead + len(b)
+		}
+	}
+	if s.stats != nil && limit > 0 {
+		out = append(out, s.stats.queue.GetBroadcasts(overhead, limit)...)
+	}
+	return out
+}
+
+// LocalState carries the current epoch record in push/pull exchanges, so
+// a node that missed the broadcast (or joins later) still converges.
+func (s *metaSource) LocalState(join bool) []byte {
+	if s.epochs == nil {
+		return nil
+	}
+	return s.epochs.localState()
+}
+
+func (s *metaSource) MergeRemoteState(buf []byte, join bool) {
+	if s.epochs != nil && len(buf) > 0 {
+		s.epochs.receive(append([]byte(nil), buf...), "push/pull")
+	}
+}
 
 // events feeds memberlist's membership events into the registry. Its
 // methods run with memberlist's node lock held: they must not block or

@@ -16,6 +16,26 @@
 // it only when the set of peer IDs or zones changes, never because free
 // bytes or liveness changed.
 //
+// Fast-changing load figures (Stats: shard API throughput, CPU, requests
+// in flight, ring epoch) do not go in NodeMeta: each node gossips them
+// every StatsInterval as a small message under a named, invalidating
+// broadcast, and every node passes on the newer ones it receives, so they
+// are about a second old everywhere (Member.Stats).
+//
+// # Ring epochs
+//
+// With Config.Propose, the layout is an Epoch record: peers with weight
+// (capacity in GiB, changed only when capacity moves by 5%) and token
+// counts from ring.Balance, which adjusts counts with hysteresis until
+// each peer's share follows its weight. The alive peer with the lowest ID
+// mints a new epoch when the peer set has been still for ProposeInterval
+// and the balanced layout differs; every node adopts the highest epoch
+// (same number: higher hash, logged), persists it (Config.EpochFile) and
+// passes it on by broadcast and push/pull. The View then builds the ring
+// from the epoch and keeps the previous one, so reads can still find data
+// that has not moved yet. Without epochs the ring is every peer seen,
+// weight 1.
+//
 // Concurrency: every Node and View method is safe for concurrent use.
 // memberlist calls the delegates with its own locks held, so they only
 // touch the Node's registry and never call back into memberlist. Close

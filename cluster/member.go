@@ -41,6 +41,10 @@ type Member struct {
 	State State
 	Addr  string    // gossip host:port
 	Since time.Time // when State last changed, by this node's clock
+	// Stats are the member's latest gossiped load figures, received at
+	// StatsAt by this node's clock (zero before the first arrived).
+	Stats   Stats
+	StatsAt time.Time
 }
 
 // registry is a Node's own, never-forgetting record of the members, fed
@@ -82,6 +86,34 @@ func (r *registry) update(id string, f func(m Member, ok bool) Member) {
 		default: // a wake-up is already pending
 		}
 	}
+}
+
+// touch wakes subscribers without changing a member: something they
+// derive from the registry (the ring epoch) changed.
+func (r *registry) touch() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, ch := range r.subs {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// setStats stores a member's stats. Stats change every second and are
+// polled, so subscribers are not woken. It reports false for a member not
+// (yet) known, whose stats are dropped.
+func (r *registry) setStats(id string, st Stats, at time.Time) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	m, ok := r.members[id]
+	if !ok || r.closed {
+		return false
+	}
+	m.Stats, m.StatsAt = st, at
+	r.members[id] = m
+	return true
 }
 
 func (r *registry) get(id string) (Member, bool) {

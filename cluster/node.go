@@ -27,6 +27,10 @@ type Node struct {
 	// Shutdown.
 	life   sync.Mutex
 	closed bool
+
+	stopStats chan struct{}
+	statsDone chan struct{}
+	lastStats time.Time // touched only by the background loop
 }
 
 // Start creates the node's gossip endpoint and, if cfg.Join is set, joins
@@ -39,6 +43,8 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	log := cfg.Logger.With().Str("component", "cluster").Str("node", cfg.NodeID).Logger()
 	n := &Node{cfg: cfg, log: log, reg: newRegistry()}
 	n.meta = &metaSource{id: cfg.NodeID, role: cfg.Role, fn: cfg.Meta, log: log}
+	n.meta.stats = newStatsGossip(cfg.NodeID, n.reg, n.numMembers)
+	n.meta.epochs = newEpochs(cfg.EpochFile, n.reg, log, n.numMembers)
 	// Checked before memberlist sees it: an oversized first meta would
 	// panic inside memberlist.Create.
 	if _, err := n.meta.encode(); err != nil {
@@ -52,6 +58,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		return nil, fmt.Errorf("start %s: %w", cfg.NodeID, err)
 	}
 	n.view = NewView(n, ViewConfig{})
+	n.startStats()
 	if len(cfg.Join) > 0 {
 		if err := n.Join(ctx, cfg.Join...); err != nil {
 			_ = n.Close()
@@ -194,6 +201,7 @@ func (n *Node) Close() error {
 		return nil
 	}
 	n.closed = true
+	n.stopStatsLoop()
 	err := n.ml.Shutdown()
 	n.reg.close()
 	n.log.Info().Msg("gossip stopped")

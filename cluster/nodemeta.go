@@ -29,6 +29,10 @@ type NodeMeta struct {
 	// so that others record it as Left rather than Dead. The Node forces
 	// it; Config.Meta's value is ignored.
 	Leaving bool `json:"l,omitempty"`
+	// Draining marks a peer being decommissioned: the next epoch gives it
+	// weight 0, data moves off it, and once it holds no objects it leaves
+	// the ring.
+	Draining bool `json:"d,omitempty"`
 }
 
 // EncodeMeta encodes m compactly (JSON with one-letter keys), failing

@@ -14,6 +14,9 @@ type Membership interface {
 	// Peers returns the members with role peer, any state, sorted by ID.
 	Peers() []Member
 	Member(id string) (Member, bool)
+	// Epoch returns the adopted ring epoch and its predecessor; a zero
+	// Number means none, and the ring is then built from membership.
+	Epoch() (cur, prev Epoch)
 }
 
 // ViewConfig tunes a View.
@@ -33,6 +36,10 @@ type View struct {
 	mu   sync.Mutex
 	sig  string // peer IDs and zones the cached ring was built from
 	ring *ring.Ring
+	// prev is the ring of the previous epoch, kept while data may still
+	// sit where it placed keys; prevSig names it.
+	prev    *ring.Ring
+	prevSig string
 }
 
 // NewView returns a View over src.
@@ -43,6 +50,10 @@ func NewView(src Membership, cfg ViewConfig) *View {
 // Ring returns the current ring, rebuilt if the peer set changed since the
 // last call. The returned ring is immutable.
 func (v *View) Ring() *ring.Ring {
+	cur, _ := v.src.Epoch()
+	if cur.Number > 0 {
+		return v.epochRing(cur)
+	}
 	members := v.src.Peers()
 	sig := signature(members)
 	v.mu.Lock()
@@ -52,6 +63,75 @@ func (v *View) Ring() *ring.Ring {
 	}
 	v.sig, v.ring = sig, buildRing(members, v.cfg.Ring)
 	return v.ring
+}
+
+// epochRing returns the ring of epoch e, cached by its hash. The ring it
+// replaces becomes the previous ring.
+func (v *View) epochRing(e Epoch) *ring.Ring {
+	sig := fmt.Sprintf("epoch %d %x", e.Number, e.Hash())
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.ring != nil && sig == v.sig {
+		return v.ring
+	}
+	r, err := e.Ring()
+	if err != nil { // decodeEpoch already refused such records
+		return v.ring
+	}
+	if v.ring != nil {
+		v.prev, v.prevSig = v.ring, v.sig
+	}
+	v.sig, v.ring = sig, r
+	return r
+}
+
+// PrevRing returns the ring of the layout before the current epoch, nil
+// when there is none.
+func (v *View) PrevRing() *ring.Ring {
+	v.Ring()
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.prev
+}
+
+// EpochNumber is the current ring epoch (0: membership ring, no epoch).
+func (v *View) EpochNumber() uint64 {
+	cur, _ := v.src.Epoch()
+	return cur.Number
+}
+
+// PrevPlacement is Placement under the previous layout; ok is false when
+// there is none or it places the key on the same peers.
+func (v *View) PrevPlacement(bucket, key string, n int) ([]meta.PeerID, bool) {
+	prev := v.PrevRing()
+	if prev == nil {
+		return nil, false
+	}
+	p, err := prev.Placement(bucket+"/"+key, n)
+	if err != nil {
+		return nil, false
+	}
+	cur, err := v.Placement(bucket, key, n)
+	if err == nil && sameSet(p, cur) {
+		return nil, false
+	}
+	return p, true
+}
+
+func sameSet(a, b []meta.PeerID) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	in := map[meta.PeerID]bool{}
+	for _, x := range a {
+		in[x] = true
+	}
+	for _, x := range b {
+		if !in[x] {
+			return false
+		}
+	}
+	return true
 }
 
 // buildRing puts members on a ring. Members are keyed by unique ID and

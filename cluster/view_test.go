@@ -12,8 +12,9 @@ import (
 
 // fakeMembership is a Membership the test edits directly.
 type fakeMembership struct {
-	mu sync.Mutex
-	ms map[string]Member
+	mu        sync.Mutex
+	ms        map[string]Member
+	cur, prev Epoch
 }
 
 func (f *fakeMembership) put(m Member) {
@@ -44,6 +45,12 @@ func (f *fakeMembership) Peers() []Member {
 		return 0
 	})
 	return out
+}
+
+func (f *fakeMembership) Epoch() (cur, prev Epoch) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.cur, f.prev
 }
 
 func (f *fakeMembership) Member(id string) (Member, bool) {

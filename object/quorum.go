@@ -157,11 +157,17 @@ func (l *Layer) querySet(bucket, key string) (querySet, error) {
 		if err != nil {
 			return querySet{}, fmt.Errorf("placement of %s/%s for %s: %w", bucket, key, c, err)
 		}
-		q.codes = append(q.codes, codeSet{code: c, peers: ps})
-		for _, p := range ps {
-			if _, ok := q.index[p]; !ok {
-				q.index[p] = len(q.peers)
-				q.peers = append(q.peers, p)
+		sets := [][]meta.PeerID{ps}
+		if prev, ok := l.prevPlacement(bucket, key, c.N()); ok {
+			sets = append(sets, prev)
+		}
+		for _, ps := range sets {
+			q.codes = append(q.codes, codeSet{code: c, peers: ps})
+			for _, p := range ps {
+				if _, ok := q.index[p]; !ok {
+					q.index[p] = len(q.peers)
+					q.peers = append(q.peers, p)
+				}
 			}
 		}
 	}

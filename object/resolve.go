@@ -113,7 +113,9 @@ func (l *Layer) readMeta(ctx context.Context, q querySet, bucket, key string) (v
 	if err != nil {
 		return nil, noBucket, fmt.Errorf("read meta: %w", err)
 	}
-	l.noteMissing(bucket, key, v, answers)
+	if !isQuiet(ctx) {
+		l.noteMissing(bucket, key, v, answers)
+	}
 	return v, noBucket, nil
 }
 
@@ -148,7 +150,9 @@ func decide(q querySet, answers map[meta.PeerID]metaAnswer) (*version, error) {
 	for _, group := range byStampDesc(answers) {
 		o := group[0]
 		code := o.Code
-		if len(group) >= code.K {
+		// Distinct shards: while an object moves, one shard may have a
+		// copy on its old peer and on its new one.
+		if distinctShards(group) >= code.K {
 			if !(querySet{codes: []codeSet{{code, o.Distribution}}}).covered(answered) {
 				return nil, stuck()
 			}
@@ -241,4 +245,12 @@ func (l *Layer) noteMissing(bucket, key string, v *version, answers map[meta.Pee
 	if len(shards) > 0 {
 		l.queueRepair(RepairItem{Bucket: bucket, Key: key, Stamp: v.obj.Stamp, Shards: shards, Reason: "metadata missing or stale"})
 	}
+}
+
+func distinctShards(group []*meta.Object) int {
+	seen := map[int]bool{}
+	for _, o := range group {
+		seen[o.ShardIndex] = true
+	}
+	return len(seen)
 }

@@ -53,6 +53,12 @@ func (v *clusterView) Placement(bucket, key string, n int) ([]meta.PeerID, error
 
 func (v *clusterView) Peers() []meta.PeerID { return v.node.View().Peers() }
 
+// PrevPlacement lets reads find objects still placed by the previous
+// ring epoch.
+func (v *clusterView) PrevPlacement(bucket, key string, n int) ([]meta.PeerID, bool) {
+	return v.node.View().PrevPlacement(bucket, key, n)
+}
+
 func (v *clusterView) Client(id meta.PeerID) (object.ShardClient, error) {
 	m, ok := v.node.View().Member(id)
 	if !ok || m.APIAddr == "" {

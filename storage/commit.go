@@ -85,6 +85,12 @@ func (s *Store) Commit(ctx context.Context, o *meta.Object, staged []string) err
 // the key lock. srcs are linked, not moved, so they survive a failure and
 // the caller removes them on success.
 func (s *Store) install(o *meta.Object, srcs []string, missing error) error {
+	return s.installIf(o, srcs, missing, false)
+}
+
+// installIf is install that, with sameOK, also accepts a stamp equal to
+// the current one: a repair rewriting a damaged copy of the same version.
+func (s *Store) installIf(o *meta.Object, srcs []string, missing error, sameOK bool) error {
 	if err := s.requireBucket(o.Bucket); err != nil {
 		return err
 	}
@@ -100,7 +106,8 @@ func (s *Store) install(o *meta.Object, srcs []string, missing error) error {
 	case err != nil:
 		return err
 	}
-	if cur != nil && !cur.Stamp.Less(o.Stamp) {
+	same := cur != nil && cur.Stamp == o.Stamp
+	if cur != nil && !cur.Stamp.Less(o.Stamp) && !(same && sameOK) {
 		return fmt.Errorf("stamp %v not newer than %v: %w", o.Stamp, cur.Stamp, meta.ErrStale)
 	}
 	dir := s.objDir(o.Bucket, o.Key)
@@ -111,7 +118,9 @@ func (s *Store) install(o *meta.Object, srcs []string, missing error) error {
 	if hasData(o) {
 		newData = filepath.Join(dir, dataDirName(o.Stamp))
 		if err := s.placeParts(newData, o.Parts, srcs, missing); err != nil {
-			os.RemoveAll(newData)
+			if !same { // the same version's dir still backs the current record
+				os.RemoveAll(newData)
+			}
 			return err
 		}
 	}
@@ -121,7 +130,7 @@ func (s *Store) install(o *meta.Object, srcs []string, missing error) error {
 	}
 	visible, err := s.replaceRecord(dir, "meta", rec)
 	if !visible {
-		if newData != "" {
+		if newData != "" && !same {
 			os.RemoveAll(newData)
 		}
 		return err

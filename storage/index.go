@@ -49,6 +49,19 @@ func (x *index) put(bucket string, e meta.Entry) {
 	}
 }
 
+// remove forgets key (its record was dropped from this peer).
+func (x *index) remove(bucket, key string) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	bi := x.b[bucket]
+	if bi == nil {
+		return
+	}
+	if old, ok := bi.tree.Delete(meta.Entry{Key: key}); ok && !old.Deleted {
+		bi.live--
+	}
+}
+
 // live returns the number of live objects in bucket.
 func (x *index) live(bucket string) int {
 	x.mu.RLock()

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"tessera/peer"
+)
+
+const adminUsage = `Usage:
+  tessera admin decommission PEER   drain a storage peer, then take it off the ring
+
+PEER is the peer's shard API address (host:port, its --address). The
+cluster secret comes from TESSERA_CLUSTER_SECRET. The peer's data moves
+to the others while it keeps serving; once it holds nothing it leaves the
+ring and can be stopped.
+`
+
+func runAdmin(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "decommission" {
+		fmt.Fprint(stderr, adminUsage)
+		return flag.ErrHelp
+	}
+	fs := flag.NewFlagSet("admin decommission", flag.ContinueOnError)
+	timeout := fs.Duration("timeout", 30*time.Second, "how long to wait for the peer to answer")
+	pos, err := parseInterleaved(fs, args[1:])
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return errors.New("admin decommission: exactly one PEER address is required")
+	}
+	secret := os.Getenv("TESSERA_CLUSTER_SECRET")
+	if secret == "" {
+		return errors.New("admin: TESSERA_CLUSTER_SECRET must be set")
+	}
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	c := peer.NewClient(peer.ClientConfig{BaseURL: "http://" + pos[0], Secret: []byte(secret)})
+	defer c.CloseIdleConnections()
+	if err := c.Drain(ctx); err != nil {
+		return fmt.Errorf("admin decommission %s: %w", pos[0], err)
+	}
+	fmt.Fprintf(stdout, "peer %s is draining; it leaves the ring once its data has moved\n", pos[0])
+	return nil
+}

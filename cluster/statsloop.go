@@ -1,0 +1,63 @@
+package cluster
+
+import "time"
+
+// numMembers is the member count memberlist's broadcast queues size their
+// retransmissions by.
+func (n *Node) numMembers() int {
+	if n.ml == nil {
+		return 1
+	}
+	return n.ml.NumMembers()
+}
+
+// Epoch returns the ring epoch this node has adopted and the one before
+// it (zero values before any).
+func (n *Node) Epoch() (cur, prev Epoch) { return n.meta.epochs.current() }
+
+// startStats runs the node's background loop until Close: every
+// StatsInterval it gossips Config.Stats, and when Config.Propose is set it
+// checks whether a new ring epoch is due.
+func (n *Node) startStats() {
+	n.stopStats, n.statsDone = make(chan struct{}), make(chan struct{})
+	if n.cfg.Stats == nil && !n.cfg.Propose {
+		close(n.statsDone)
+		return
+	}
+	p := newProposer(n)
+	go func() {
+		defer close(n.statsDone)
+		t := time.NewTicker(min(StatsInterval, p.interval/2))
+		defer t.Stop()
+		for {
+			now := time.Now()
+			if n.cfg.Stats != nil && now.Sub(n.lastStats) >= StatsInterval-StatsInterval/10 {
+				n.lastStats = now
+				st := n.cfg.Stats()
+				cur, _ := n.Epoch()
+				st.Epoch = cur.Number
+				if err := n.meta.stats.publish(st, now); err != nil {
+					n.log.Warn().Err(err).Msg("stats not gossiped")
+				}
+			}
+			if n.cfg.Propose {
+				p.tick(now)
+			}
+			select {
+			case <-n.stopStats:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+}
+
+func (n *Node) stopStatsLoop() {
+	if n.stopStats == nil {
+		return
+	}
+	close(n.stopStats)
+	<-n.statsDone
+	n.meta.stats.forget()
+	n.meta.epochs.queue.Reset()
+}

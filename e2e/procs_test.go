@@ -1,0 +1,262 @@
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// procCluster is a cluster of separate `tessera peer` and `tessera
+// gateway` processes on loopback, for tests that kill -9 and restart them.
+type procCluster struct {
+	t      testing.TB
+	bin    string
+	root   string
+	env    []string
+	access string
+	secret string
+	peers  []*proc
+	gws    []*proc
+}
+
+// proc is one tessera process; args are kept so it can be restarted on
+// the same directory and ports.
+type proc struct {
+	name string
+	args []string
+	dir  string // peers: data directory
+	api  string // peers: shard API; gateways: S3 endpoint
+	web  string
+	bind string
+	log  string
+
+	mu      sync.Mutex
+	cmd     *exec.Cmd
+	waited  chan struct{}
+	members map[string]string // gateways: member → "alive"/"gone", from its log
+	epochN  int               // gateways: peers in the last epoch adopted, from its log
+	ids     map[string]bool   // gateways: members with role peer
+}
+
+// freeAddr returns a loopback host:port that was free a moment ago. A
+// fixed port lets a killed process come back on the same address, which
+// gossip requires to re-admit it under its name at once.
+func freeAddr(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+func newProcCluster(t testing.TB) *procCluster {
+	t.Helper()
+	c := &procCluster{t: t, bin: tesseraBinary(t), root: t.TempDir(), access: "CLUSTERTESTKEY", secret: "cluster-test-secret-key"}
+	c.env = append(os.Environ(),
+		"TESSERA_ACCESS_KEY="+c.access, "TESSERA_SECRET_KEY="+c.secret,
+		"TESSERA_CLUSTER_SECRET=cluster-test-gossip-secret")
+	t.Cleanup(c.stopAll)
+	return c
+}
+
+// startGateway starts a gateway joining join (none: the first node).
+func (c *procCluster) startGateway(extra ...string) *proc {
+	c.t.Helper()
+	p := &proc{name: fmt.Sprintf("gateway%d", len(c.gws)+1), api: freeAddr(c.t), web: freeAddr(c.t), bind: freeAddr(c.t),
+		members: map[string]string{}, ids: map[string]bool{}}
+	p.args = []string{"gateway", "--address", p.api, "--web-address", p.web, "--bind", p.bind,
+		"--gossip-timing", "lan", "--scan-interval", "1s", "--scan-rate", "400", "--log-format", "json", "--log-level", "info"}
+	if len(c.gws) > 0 {
+		p.args = append(p.args, "--join", c.gws[0].bind)
+	}
+	p.args = append(p.args, extra...)
+	p.log = filepath.Join(c.root, p.name+".log")
+	c.gws = append(c.gws, p)
+	c.start(p)
+	return p
+}
+
+// startPeer starts a peer joining the first gateway.
+func (c *procCluster) startPeer(extra ...string) *proc {
+	c.t.Helper()
+	i := len(c.peers) + 1
+	p := &proc{name: fmt.Sprintf("peer%d", i), dir: filepath.Join(c.root, fmt.Sprintf("peer%d", i)), api: freeAddr(c.t), bind: freeAddr(c.t)}
+	p.args = []string{"peer", p.dir, "--address", p.api, "--bind", p.bind, "--join", c.gws[0].bind,
+		"--gossip-timing", "lan", "--log-format", "json", "--log-level", "info"}
+	p.args = append(p.args, extra...)
+	p.log = filepath.Join(c.root, p.name+".log")
+	c.peers = append(c.peers, p)
+	c.start(p)
+	return p
+}
+
+// start runs p; a gateway's log is also parsed for membership events.
+func (c *procCluster) start(p *proc) {
+	c.t.Helper()
+	logf, err := os.OpenFile(p.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	cmd := exec.Command(c.bin, p.args...)
+	cmd.Env = c.env
+	var pw *io.PipeWriter
+	if p.members != nil {
+		var pr *io.PipeReader
+		pr, pw = io.Pipe()
+		cmd.Stderr = io.MultiWriter(logf, pw)
+		go p.follow(pr)
+	} else {
+		cmd.Stderr = logf
+	}
+	if err := cmd.Start(); err != nil {
+		c.t.Fatalf("start %s: %v", p.name, err)
+	}
+	waited := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		logf.Close()
+		if pw != nil {
+			pw.Close()
+		}
+		close(waited)
+	}()
+	p.mu.Lock()
+	p.cmd, p.waited = cmd, waited
+	p.mu.Unlock()
+}
+
+// follow records the gateway's view of membership from its JSON log.
+func (p *proc) follow(r io.Reader) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		var ev struct {
+			Message, Member, Role string
+			Peers                 int
+		}
+		if json.Unmarshal(sc.Bytes(), &ev) != nil {
+			continue
+		}
+		if ev.Message == "ring epoch adopted" {
+			p.mu.Lock()
+			p.epochN = ev.Peers
+			p.mu.Unlock()
+		}
+		if ev.Member == "" {
+			continue
+		}
+		p.mu.Lock()
+		switch ev.Message {
+		case "member alive":
+			p.members[ev.Member] = "alive"
+			if ev.Role == "peer" {
+				p.ids[ev.Member] = true
+			}
+		case "member gone":
+			p.members[ev.Member] = "gone"
+		}
+		p.mu.Unlock()
+	}
+	_, _ = io.Copy(io.Discard, r)
+}
+
+// alivePeers is how many peers the gateway currently sees alive.
+func (p *proc) alivePeers() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for id := range p.ids {
+		if p.members[id] == "alive" {
+			n++
+		}
+	}
+	return n
+}
+
+// waitAlive waits until every gateway sees n peers alive.
+func (c *procCluster) waitAlive(n int) {
+	c.t.Helper()
+	for _, g := range c.gws {
+		waitUntil(c.t, 60*time.Second, fmt.Sprintf("%s sees %d peers alive", g.name, n), func() bool { return g.alivePeers() == n })
+	}
+}
+
+// kill sends SIGKILL and waits for the process to be gone.
+func (c *procCluster) kill(p *proc) {
+	c.t.Helper()
+	p.mu.Lock()
+	cmd, waited := p.cmd, p.waited
+	p.mu.Unlock()
+	if cmd == nil {
+		return
+	}
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	<-waited
+}
+
+// stop asks a process to exit (SIGTERM), killing it if it lingers.
+func (c *procCluster) stop(p *proc) {
+	p.mu.Lock()
+	cmd, waited := p.cmd, p.waited
+	p.mu.Unlock()
+	if cmd == nil {
+		return
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-waited:
+	case <-time.After(15 * time.Second):
+		_ = cmd.Process.Kill()
+		<-waited
+	}
+}
+
+func (c *procCluster) stopAll() {
+	for _, p := range c.gws {
+		c.stop(p)
+	}
+	for _, p := range c.peers {
+		c.stop(p)
+	}
+	if c.t.Failed() {
+		for _, p := range append(append([]*proc(nil), c.gws...), c.peers...) {
+			c.t.Logf("---- tail of %s log:\n%s", p.name, tail(p.log, 300))
+		}
+	}
+}
+
+func tail(path string, lines int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	ls := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(ls) > lines {
+		ls = ls[len(ls)-lines:]
+	}
+	return strings.Join(ls, "\n")
+}
+
+func waitUntil(t testing.TB, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting until %s", d, what)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

@@ -1,0 +1,86 @@
+package peer
+
+import (
+	"fmt"
+	"net/http"
+
+	"tessera/meta"
+	"tessera/storage"
+)
+
+// pathRepair commits a rebuilt copy of a version (storage.RepairCommit):
+// like pathCommit, but a record with the stamp the peer already holds is
+// accepted, so a damaged copy of the current version can be replaced.
+const pathRepair = "/v1/repair"
+
+func (s *server) repairCommit(w http.ResponseWriter, r *http.Request, q *query) error {
+	bucket, key := q.bucket(), q.key()
+	if q.err != nil {
+		return q.err
+	}
+	var req commitRequest
+	inline, err := readRecord(w, r, &req)
+	if err != nil {
+		return err
+	}
+	o := req.Object
+	if o == nil || o.Bucket != bucket || o.Key != key {
+		return fmt.Errorf("%w: record does not match %s/%s", storage.ErrInvalidArgument, bucket, key)
+	}
+	o.Inline = inline
+	if err := s.store.RepairCommit(r.Context(), o, req.Staged); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// pathRelabel rewrites the record of the held version (storage.Relabel);
+// pathVersion with DELETE drops one exact version (storage.DropVersion).
+const (
+	pathRelabel = "/v1/relabel"
+	pathVersion = "/v1/version"
+)
+
+func (s *server) relabel(w http.ResponseWriter, r *http.Request, q *query) error {
+	bucket, key := q.bucket(), q.key()
+	if q.err != nil {
+		return q.err
+	}
+	var o meta.Object
+	if _, err := readRecord(w, r, &o); err != nil {
+		return err
+	}
+	if o.Bucket != bucket || o.Key != key {
+		return fmt.Errorf("%w: record does not match %s/%s", storage.ErrInvalidArgument, bucket, key)
+	}
+	if err := s.store.Relabel(r.Context(), &o); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (s *server) dropVersion(w http.ResponseWriter, r *http.Request, q *query) error {
+	bucket, key := q.bucket(), q.key()
+	st := meta.Stamp{Nanos: q.int("nanos", 0), Writer: q.str("writer")}
+	if q.err != nil {
+		return q.err
+	}
+	if err := s.store.DropVersion(r.Context(), bucket, key, st); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// pathDrain starts decommissioning the peer (ServerConfig.Drain).
+const pathDrain = "/v1/admin/drain"
+
+func (s *server) drain(w http.ResponseWriter, r *http.Request, _ *query) error {
+	if err := s.onDrain(r.Context()); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}

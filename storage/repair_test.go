@@ -1,0 +1,74 @@
+package storage
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"tessera/meta"
+)
+
+func TestRepairCommitReplacesSameVersionOnly(t *testing.T) {
+	s := newStore(t)
+	v1, v2 := stamp(100, "gw"), stamp(200, "gw")
+	good := []byte("the good shard bytes")
+	if err := put(t, s, "bkt", "k", v1, good); err != nil {
+		t.Fatal(err)
+	}
+	// Damage the shard file behind the store's back, then repair it.
+	path := filepath.Join(s.objDir("bkt", "k"), dataDirName(v1), partFileName(1))
+	if err := os.WriteFile(path, []byte("rot"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Commit(ctx, object("bkt", "k", v1, good), []string{stage(t, s, good)}); !errorsIs(err, meta.ErrStale) {
+		t.Fatalf("plain commit of the same stamp: err = %v, want ErrStale", err)
+	}
+	if err := s.RepairCommit(ctx, object("bkt", "k", v1, good), []string{stage(t, s, good)}); err != nil {
+		t.Fatalf("repair commit: %v", err)
+	}
+	if b, err := readShard(t, s, "bkt", "k", v1, 1); err != nil || !bytes.Equal(b, good) {
+		t.Fatalf("after repair: %q, %v", b, err)
+	}
+	// A newer version is never replaced by a repair of an older one.
+	newer := []byte("newer")
+	if err := put(t, s, "bkt", "k", v2, newer); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RepairCommit(ctx, object("bkt", "k", v1, good), []string{stage(t, s, good)}); !errorsIs(err, meta.ErrStale) {
+		t.Fatalf("repair of an older version: err = %v, want ErrStale", err)
+	}
+	o, files, err := Inspect(s.Dir(), "bkt", "k")
+	if err != nil || o.Stamp != v2 || len(files) != 1 || files[0].Size != int64(len(newer)) {
+		t.Fatalf("inspect: %+v %+v %v", o, files, err)
+	}
+	if n := tmpEntries(t, s); n != 0 {
+		t.Fatalf("%d staged files left behind", n)
+	}
+}
+
+func TestRepairCommitFillsMissingCopy(t *testing.T) {
+	s := newStore(t)
+	st := stamp(7, "gw")
+	if err := s.RepairCommit(ctx, inlined("bkt", "small", st, []byte("inline")), nil); err != nil {
+		t.Fatal(err)
+	}
+	o, err := s.ReadMeta(ctx, "bkt", "small")
+	if err != nil || o.Stamp != st || string(o.Inline) != "inline" {
+		t.Fatalf("read back: %+v, %v", o, err)
+	}
+	if _, _, err := Inspect(s.Dir(), "bkt", "absent"); !errorsIs(err, meta.ErrNotFound) {
+		t.Fatalf("inspect absent key: %v", err)
+	}
+	// A missing part file shows up in Inspect as size -1.
+	if err := put(t, s, "bkt", "big", stamp(9, "gw"), []byte("abc"), []byte("defg")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(s.objDir("bkt", "big"), dataDirName(stamp(9, "gw")), partFileName(2))); err != nil {
+		t.Fatal(err)
+	}
+	_, files, err := Inspect(s.Dir(), "bkt", "big")
+	if err != nil || len(files) != 2 || files[0].Size != 3 || files[1].Size != -1 {
+		t.Fatalf("inspect: %+v %v", files, err)
+	}
+}

@@ -26,6 +26,9 @@ Usage:
   tessera server DIR...            gateway and storage peers in one process
   tessera peer DIR --join ADDR,... a storage peer
   tessera gateway --join ADDR,...  an S3 gateway
+  tessera admin decommission PEER  drain a peer (PEER: its shard API host:port)
+  tessera sim [--rho 0.1,0.5 ...]  simulate the read schedulers
+  tessera bench --endpoint ADDR    benchmark the read schedulers on a cluster
   tessera version                  print the version
 
 Run "tessera COMMAND -h" for a command's flags. Every flag can also be set
@@ -55,6 +58,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return runPeer(ctx, args[1:], stderr)
 	case "gateway":
 		return runGateway(ctx, args[1:], stderr)
+	case "admin":
+		return runAdmin(ctx, args[1:], stdout, stderr)
+	case "sim":
+		return runSim(args[1:], stdout, stderr)
+	case "bench":
+		return runBench(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "tessera", version)
 		return nil
@@ -122,10 +131,17 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	classes := classFlag{}
 	fs.StringVar(&cfg.Address, "address", cfg.Address, "S3 endpoint host:port")
 	fs.StringVar(&cfg.WebAddress, "web-address", cfg.WebAddress, "status page, metrics and health host:port")
+	fs.BoolVar(&cfg.WebPublic, "web-public", false, "serve the status page and /api/status without login")
+	fs.StringVar(&cfg.MetricsToken, "metrics-token", "", "bearer token required by /metrics (default: open)")
 	fs.IntVar(&cfg.Peers, "peers", cfg.Peers, "storage peers when a single DIR is given")
 	fs.Var(codeFlag{&cfg.Code}, "ec", "default erasure code K+M")
 	fs.Var(classes, "storage-class", "extra storage class NAME=K+M (repeatable)")
 	fs.IntVar(&cfg.BlockSize, "block-size", cfg.BlockSize, "erasure block size in bytes")
+	registerSched(fs, &cfg.Sched, &cfg.FetchPool)
+	var domains listFlag
+	fs.StringVar(&cfg.TLSCert, "tls-cert", "", "PEM certificate file: serve S3 over https (reloaded on change)")
+	fs.StringVar(&cfg.TLSKey, "tls-key", "", "PEM private key file for --tls-cert")
+	fs.Var(&domains, "domain", "domains for virtual-hosted-style requests, BUCKET.DOMAIN (comma-separated)")
 	dirs, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -137,7 +153,7 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	cfg.Dirs, cfg.Classes, cfg.Logger = dirs, classes, log
+	cfg.Dirs, cfg.Classes, cfg.Logger, cfg.Domains = dirs, classes, log, domains
 	cfg.Credentials = credentialsFromEnv()
 	cfg.Region = envOr("TESSERA_REGION", "us-east-1")
 	srv, err := server.StartEmbedded(ctx, cfg)
@@ -145,8 +161,8 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	creds := srv.Credentials()
-	fmt.Fprintf(stdout, "S3 endpoint: http://%s\nStatus page: http://%s\nAccessKey: %s\nSecretKey: %s\n",
-		srv.S3Addr(), srv.WebAddr(), creds.AccessKey, creds.SecretKey)
+	fmt.Fprintf(stdout, "S3 endpoint: %s://%s\nStatus page: http://%s\nAccessKey: %s\nSecretKey: %s\n",
+		srv.Gateway().S3Scheme(), srv.S3Addr(), srv.WebAddr(), creds.AccessKey, creds.SecretKey)
 	<-ctx.Done()
 	return srv.Close()
 }
@@ -161,6 +177,12 @@ func runPeer(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.StringVar(&cfg.Bind, "bind", cfg.Bind, "gossip host:port")
 	fs.StringVar(&cfg.Advertise, "advertise-address", "", "shard API host:port other nodes dial (default: --address, with the gossip host when unspecified)")
 	fs.Var(&join, "join", "gossip addresses of existing nodes (comma-separated)")
+	fs.Var(sizeFlag{&cfg.Capacity}, "capacity", "capacity to advertise, e.g. 10GiB (default: the filesystem's)")
+	fs.StringVar(&cfg.Zone, "zone", "", "failure domain label; placement spreads shards over zones")
+	fs.StringVar(&cfg.WebAddress, "web-address", "", "health probes and /metrics host:port (default: none)")
+	fs.StringVar(&cfg.MetricsToken, "metrics-token", "", "bearer token required by /metrics (default: open)")
+	fs.Var(timingFlag{&cfg.Timing}, "gossip-timing", "failure detection timing: lan (default) or fast (loopback, tests)")
+	registerSendLimit(fs, &cfg.SendLimit)
 	dirs, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -173,6 +195,7 @@ func runPeer(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	cfg.Dir, cfg.Join, cfg.Logger = dirs[0], join, log
+	cfg.RingEpochs = true
 	cfg.Secret = []byte(os.Getenv("TESSERA_CLUSTER_SECRET"))
 	if len(cfg.Secret) == 0 {
 		return errors.New("peer: TESSERA_CLUSTER_SECRET must be set for a multi-process cluster")
@@ -194,10 +217,20 @@ func runGateway(ctx context.Context, args []string, stderr io.Writer) error {
 	var join listFlag
 	fs.StringVar(&cfg.Address, "address", cfg.Address, "S3 endpoint host:port")
 	fs.StringVar(&cfg.WebAddress, "web-address", cfg.WebAddress, "status page host:port")
+	fs.BoolVar(&cfg.WebPublic, "web-public", false, "serve the status page and /api/status without login")
+	fs.StringVar(&cfg.MetricsToken, "metrics-token", "", "bearer token required by /metrics (default: open)")
 	fs.StringVar(&cfg.Bind, "bind", cfg.Bind, "gossip host:port")
 	fs.Var(&join, "join", "gossip addresses of existing nodes (comma-separated)")
+	fs.DurationVar(&cfg.Repair.ScanInterval, "scan-interval", cfg.Repair.ScanInterval, "pause between repair scanner passes over every object (0 disables)")
+	fs.Float64Var(&cfg.Repair.ScanRate, "scan-rate", 50, "objects per second the repair scanner checks")
+	fs.Var(timingFlag{&cfg.Timing}, "gossip-timing", "failure detection timing: lan (default) or fast (loopback, tests)")
 	fs.Var(codeFlag{&cfg.Code}, "ec", "default erasure code K+M")
 	fs.Var(classes, "storage-class", "extra storage class NAME=K+M (repeatable)")
+	registerSched(fs, &cfg.Sched, &cfg.FetchPool)
+	var domains listFlag
+	fs.StringVar(&cfg.TLSCert, "tls-cert", "", "PEM certificate file: serve S3 over https (reloaded on change)")
+	fs.StringVar(&cfg.TLSKey, "tls-key", "", "PEM private key file for --tls-cert")
+	fs.Var(&domains, "domain", "domains for virtual-hosted-style requests, BUCKET.DOMAIN (comma-separated)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -205,7 +238,7 @@ func runGateway(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cfg.Join, cfg.Classes, cfg.Logger = join, classes, log
+	cfg.Join, cfg.Classes, cfg.Logger, cfg.Domains = join, classes, log, domains
 	cfg.Credentials = credentialsFromEnv()
 	cfg.Region = envOr("TESSERA_REGION", "us-east-1")
 	if cfg.Credentials.AccessKey == "" || cfg.Credentials.SecretKey == "" || cfg.Credentials.ClusterSecret == "" {

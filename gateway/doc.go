@@ -1,6 +1,8 @@
-// Package gateway is tessera's S3 HTTP front end: path-style routing
-// (gorilla/mux), request parsing and validation, the S3 XML documents, and
-// the one table that turns Go errors into S3 error responses.
+// Package gateway is tessera's S3 HTTP front end: path-style and
+// virtual-hosted-style routing (gorilla/mux; Config.Domains), request
+// parsing and validation, the S3 XML documents, and the one table that
+// turns Go errors into S3 error responses. CertReloader serves the TLS
+// certificate of an https endpoint and picks up renewed files.
 //
 // Every request is authenticated first (Config.Auth, a SigV4 verifier in
 // production); the verifier's body replaces r.Body, so handlers only ever
@@ -20,8 +22,21 @@
 //   - A response that fails after its header was sent (a GET body) aborts
 //     the connection: a client never sees a short body as complete.
 //   - Every response carries x-amz-request-id, x-amz-id-2 and Server.
+//   - Browser POST uploads are the one request not authenticated by
+//     Config.Auth: postObject verifies their policy signature (through the
+//     Authenticator's VerifyPolicy) before reading the file.
+//   - Stored headers tessera keeps for itself (object tags, validated
+//     x-amz-checksum-* values) never leak into responses verbatim: tags
+//     show as x-amz-tagging-count, checksums only with
+//     x-amz-checksum-mode: ENABLED.
+//   - CORS preflights (OPTIONS) are, with browser POST uploads, the only
+//     requests not authenticated by Config.Auth; they read nothing but the
+//     bucket's CORS rules (optional Backend part, cached for a few
+//     seconds), which also decorate actual cross-origin answers, errors
+//     included.
 //
-// Sub-resources that are recognised but not implemented (acl, tagging,
-// lifecycle, ListMultipartUploads, UploadPartCopy, ...) answer 501
-// NotImplemented rather than falling through to a plain operation.
+// Sub-resources that are recognised but not implemented (acl, lifecycle,
+// bucket tagging, ...) answer 501 NotImplemented rather than falling
+// through to a plain operation. COMPATIBILITY.md at the repository root
+// lists what is and is not supported.
 package gateway

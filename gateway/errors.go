@@ -66,6 +66,13 @@ const (
 	errInvalidContinuationToken
 	errInvalidEncodingType
 	errInvalidVersionID
+	errMalformedPOSTRequest
+	errInvalidPolicyDocument
+	errInvalidPartNumberRange
+	errNoSuchCORSConfiguration
+	errCORSNotEnabled
+	errCORSNotAllowed
+	errBadRequest
 )
 
 // apiError is one row of the S3 error table.
@@ -124,6 +131,13 @@ var errorTable = map[errCode]apiError{
 	errInvalidContinuationToken:     {"InvalidArgument", http.StatusBadRequest, "The continuation token provided is incorrect."},
 	errInvalidEncodingType:          {"InvalidArgument", http.StatusBadRequest, "Invalid Encoding Method specified in Request."},
 	errInvalidVersionID:             {"InvalidArgument", http.StatusBadRequest, "Invalid version id specified."},
+	errMalformedPOSTRequest:         {"MalformedPOSTRequest", http.StatusBadRequest, "The body of your POST request is not well-formed multipart/form-data."},
+	errInvalidPartNumberRange:       {"InvalidPartNumber", http.StatusRequestedRangeNotSatisfiable, "The requested partnumber is not satisfiable."},
+	errInvalidPolicyDocument:        {"InvalidPolicyDocument", http.StatusBadRequest, "The content of the form does not meet the conditions specified in the policy document."},
+	errNoSuchCORSConfiguration:      {"NoSuchCORSConfiguration", http.StatusNotFound, "The CORS configuration does not exist"},
+	errCORSNotEnabled:               {"CORSResponse", http.StatusForbidden, "CORS is not enabled for this bucket."},
+	errCORSNotAllowed:               {"CORSResponse", http.StatusForbidden, "This CORS request is not allowed. This is usually because the evalution of Origin, request method / Access-Control-Request-Method or Access-Control-Request-Headers are not whitelisted by the resource's CORS spec."},
+	errBadRequest:                   {"BadRequest", http.StatusBadRequest, "Insufficient information. Origin request header needed."},
 }
 
 // s3Error is an error the handlers raise with a fixed table entry; msg,
@@ -187,6 +201,7 @@ var sentinels = []struct {
 	{object.ErrCodeTooWide, errCodeTooWide},
 	{object.ErrIncompleteBody, errIncompleteBody},
 	{object.ErrBadDigest, errBadDigest},
+	{object.ErrPreconditionFailed, errPreconditionFailed},
 	{object.ErrInvalidRange, errInvalidRange},
 	{object.ErrQuorum, errServiceUnavailable},
 

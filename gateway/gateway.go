@@ -33,6 +33,11 @@ type Config struct {
 	// instead (object.MaxPutSize, object.MaxPartSize). Default
 	// DefaultMaxBodySize.
 	MaxBodySize int64
+	// Domains enable virtual-hosted-style requests: a Host of
+	// BUCKET.DOMAIN addresses BUCKET. Empty: path style only.
+	Domains []string
+	// Admin, when set, serves the admin API under AdminPrefix.
+	Admin Admin
 }
 
 // Defaults applied by New to zero Config fields.
@@ -47,6 +52,9 @@ type gateway struct {
 	auth    Authenticator
 	region  string
 	maxBody int64
+	domains []string
+	admin   Admin
+	cors    *corsCache
 }
 
 // New returns the S3 HTTP handler: path-style routes over cfg.Backend,
@@ -66,7 +74,8 @@ func New(cfg Config) (http.Handler, error) {
 	if cfg.MaxBodySize <= 0 {
 		cfg.MaxBodySize = DefaultMaxBodySize
 	}
-	g := &gateway{be: cfg.Backend, auth: cfg.Auth, region: cfg.Region, maxBody: cfg.MaxBodySize}
+	g := &gateway{be: cfg.Backend, auth: cfg.Auth, region: cfg.Region, maxBody: cfg.MaxBodySize, domains: cfg.Domains,
+		admin: cfg.Admin, cors: newCORSCache()}
 	log := cfg.Logger.With().Str("component", "gateway").Logger()
 	return g.middleware(log, g.router()), nil
 }

@@ -31,7 +31,6 @@ var refusedHeaders = []string{
 	"X-Amz-Object-Lock-Mode",
 	"X-Amz-Object-Lock-Retain-Until-Date",
 	"X-Amz-Object-Lock-Legal-Hold",
-	"X-Amz-Tagging",
 	"X-Amz-Website-Redirect-Location",
 }
 
@@ -68,6 +67,13 @@ func parsePutOptions(h http.Header) (object.PutOptions, error) {
 		if v := h.Get(name); v != "" {
 			opts.Headers[name] = v
 		}
+	}
+	tags, err := parseTagQuery(h.Get("X-Amz-Tagging"))
+	if err != nil {
+		return object.PutOptions{}, err
+	}
+	if len(tags) > 0 {
+		opts.Headers[tagsHeader] = encodeTags(tags)
 	}
 	if ce, ok := opts.Headers["Content-Encoding"]; ok {
 		if ce = stripAWSChunked(ce); ce == "" {
@@ -125,10 +131,14 @@ func setObjectHeaders(h http.Header, info object.ObjectInfo) {
 	}
 	h.Set("Content-Type", ct)
 	for k, v := range info.Headers {
-		h.Set(k, v)
+		if !internalHeader(k) {
+			h.Set(k, v)
+		}
 	}
 	for k, v := range info.UserMeta {
-		h.Set(metaPrefix+k, v)
+		// Not canonicalised: SDKs take the name after the prefix verbatim,
+		// and S3 sends it in lowercase.
+		h[metaPrefix+k] = []string{v}
 	}
 	if sc := info.StorageClass; sc != "" && sc != storageStandard {
 		h.Set("X-Amz-Storage-Class", sc)

@@ -14,10 +14,11 @@ import (
 )
 
 // middleware wraps the router, outermost first: request logger, request id
-// (x-amz-request-id), access log, panic logging, common headers,
-// authentication.
+// (x-amz-request-id), access log, panic logging, common headers, CORS
+// headers, authentication.
 func (g *gateway) middleware(log zerolog.Logger, next http.Handler) http.Handler {
-	h := g.authenticate(next)
+	h := g.authenticate(g.virtualHost(next))
+	h = g.corsActual(h)
 	h = commonHeaders(h)
 	h = recoverer(h)
 	h = hlog.AccessHandler(accessLog)(h)
@@ -76,6 +77,17 @@ type resultKey struct{}
 // checksum surfaces as the final Read's error.
 func (g *gateway) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if bucket, ok := g.isPostForm(r); ok {
+			// Authenticated by its policy signature inside postObject.
+			adapt(func(w http.ResponseWriter, r *http.Request) error { return g.postObject(w, r, bucket) }).ServeHTTP(w, r)
+			return
+		}
+		if r.Method == http.MethodOptions {
+			// CORS preflight: browsers send it without credentials, and
+			// the only routes for OPTIONS are the preflight handlers.
+			next.ServeHTTP(w, r)
+			return
+		}
 		res, err := g.auth.Verify(r)
 		if err != nil {
 			writeError(w, r, err)

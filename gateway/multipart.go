@@ -10,13 +10,14 @@ import (
 	"tessera/object"
 )
 
-// completeMultipartXML is CompleteMultipartUpload's body. Checksum
-// elements are accepted and ignored: parts were verified on upload.
+// completeMultipartXML is CompleteMultipartUpload's body. A part's
+// checksum elements must match the checksums it was uploaded with.
 type completeMultipartXML struct {
 	XMLName xml.Name `xml:"CompleteMultipartUpload"`
 	Parts   []struct {
 		PartNumber int    `xml:"PartNumber"`
 		ETag       string `xml:"ETag"`
+		completeChecksumsXML
 	} `xml:"Part"`
 }
 
@@ -43,7 +44,7 @@ func parseCompleteMultipart(body []byte) ([]object.CompletePart, error) {
 		if etag == "" {
 			return nil, apiErr(errInvalidPart)
 		}
-		parts = append(parts, object.CompletePart{Number: p.PartNumber, ETag: etag})
+		parts = append(parts, object.CompletePart{Number: p.PartNumber, ETag: etag, Checksums: p.toMap()})
 	}
 	return parts, nil
 }
@@ -91,7 +92,7 @@ func (g *gateway) uploadPart(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	body := newExactReader(r.Body, size)
+	body := partBody{Reader: newExactReader(r.Body, size), req: r}
 	part, err := g.be.PutPart(r.Context(), bucket, key, q.Get("uploadId"), number, body, size, md5sum)
 	if err != nil {
 		return err
@@ -124,6 +125,7 @@ func (g *gateway) completeMultipart(w http.ResponseWriter, r *http.Request) erro
 	}
 	return writeXML(w, http.StatusOK, completeMultipartUploadResult{
 		Location: objectLocation(r, bucket, key), Bucket: bucket, Key: key, ETag: quoteETag(info.ETag),
+		completeResultChecksums: resultChecksums(info.Headers),
 	})
 }
 

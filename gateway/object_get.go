@@ -15,6 +15,7 @@ type getRequest struct {
 	rng         byteRange
 	hasRange    bool
 	cond        preconditions
+	partNumber  int // 0: none
 }
 
 func parseGet(r *http.Request) (getRequest, error) {
@@ -26,11 +27,16 @@ func parseGet(r *http.Request) (getRequest, error) {
 	if err := checkVersionID(q); err != nil {
 		return getRequest{}, err
 	}
-	if q.Has("partNumber") {
-		return getRequest{}, apiErrf(errNotImplemented, "GET by part number is not supported.")
-	}
 	p := getRequest{bucket: bucket, key: key, cond: readPreconditions(r.Header, "")}
 	p.rng, p.hasRange = parseRange(r.Header.Get("Range"))
+	if q.Has("partNumber") {
+		if p.partNumber, err = parsePartNumber(q); err != nil {
+			return getRequest{}, err
+		}
+		if r.Header.Get("Range") != "" {
+			return getRequest{}, apiErrf(errInvalidRequest, "Cannot specify both Range header and partNumber query parameter.")
+		}
+	}
 	return p, nil
 }
 
@@ -56,7 +62,11 @@ func (p getRequest) plan(w http.ResponseWriter, r *http.Request, info object.Obj
 		return 0, 0, 0, err
 	}
 	off, length, status = 0, info.Size, http.StatusOK
-	if p.hasRange {
+	if p.partNumber > 0 {
+		if off, length, status, err = p.partSpan(h, info); err != nil {
+			return 0, 0, 0, err
+		}
+	} else if p.hasRange {
 		if off, length, err = p.rng.resolve(info.Size); err != nil {
 			h.Set("Content-Range", "bytes */"+strconv.FormatInt(info.Size, 10))
 			return 0, 0, 0, err
@@ -65,6 +75,7 @@ func (p getRequest) plan(w http.ResponseWriter, r *http.Request, info object.Obj
 		h.Set("Content-Range", contentRange(off, length, info.Size))
 	}
 	setObjectHeaders(h, info)
+	setStoredExtras(h, r, info)
 	applyResponseOverrides(h, r)
 	h.Set("Content-Length", strconv.FormatInt(length, 10))
 	return off, length, status, nil
@@ -100,4 +111,27 @@ func (g *gateway) headObject(w http.ResponseWriter, r *http.Request) error {
 	}
 	w.WriteHeader(status)
 	return nil
+}
+
+// partSpan is the byte span of part p.partNumber. Like S3, a multipart
+// object answers 206 with Content-Range and x-amz-mp-parts-count; part 1
+// of a single-part object is the whole object with 200.
+func (p getRequest) partSpan(h http.Header, info object.ObjectInfo) (off, length int64, status int, err error) {
+	sizes := info.PartSizes
+	if len(sizes) == 0 {
+		sizes = []int64{info.Size}
+	}
+	if p.partNumber > len(sizes) {
+		return 0, 0, 0, apiErr(errInvalidPartNumberRange)
+	}
+	for _, s := range sizes[:p.partNumber-1] {
+		off += s
+	}
+	length = sizes[p.partNumber-1]
+	if len(sizes) == 1 {
+		return off, length, http.StatusOK, nil
+	}
+	h.Set("X-Amz-Mp-Parts-Count", strconv.Itoa(len(sizes)))
+	h.Set("Content-Range", contentRange(off, length, info.Size))
+	return off, length, http.StatusPartialContent, nil
 }

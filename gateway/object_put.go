@@ -18,11 +18,11 @@ func parsePut(r *http.Request) (putRequest, error) {
 	if err != nil {
 		return putRequest{}, err
 	}
-	if r.Header.Get("If-Match") != "" || r.Header.Get("If-None-Match") != "" {
-		return putRequest{}, apiErrf(errNotImplemented, "Conditional writes are not supported.")
-	}
 	opts, err := parsePutOptions(r.Header)
 	if err != nil {
+		return putRequest{}, err
+	}
+	if err := parsePutConditions(r.Header, &opts); err != nil {
 		return putRequest{}, err
 	}
 	if opts.ContentMD5, err = contentMD5(r.Header); err != nil {
@@ -40,7 +40,7 @@ func (g *gateway) putObject(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	body := newExactReader(r.Body, p.size)
+	body := recordChecksums(newExactReader(r.Body, p.size), r, p.opts.Headers)
 	info, err := g.be.PutObject(r.Context(), p.bucket, p.key, body, p.size, p.opts)
 	if err != nil {
 		return err
@@ -58,4 +58,19 @@ func setChecksumHeaders(h http.Header, r *http.Request) {
 	for name, sum := range authResult(r).Checksums {
 		h.Set("X-Amz-Checksum-"+name, sum)
 	}
+}
+
+// parsePutConditions reads a conditional write's If-None-Match (only "*",
+// as S3) and If-Match.
+func parsePutConditions(h http.Header, opts *object.PutOptions) error {
+	if v := h.Get("If-None-Match"); v != "" {
+		if v != "*" {
+			return apiErrf(errNotImplemented, "If-None-Match on PUT supports only \"*\".")
+		}
+		opts.IfNoneMatch = v
+	}
+	if v := h.Get("If-Match"); v != "" {
+		opts.IfMatch = unquoteETag(v)
+	}
+	return nil
 }

@@ -38,9 +38,14 @@ type route struct {
 
 func (g *gateway) bucketRoutes() []route {
 	return []route{
+		{method: http.MethodOptions, h: g.preflight},
+		{method: http.MethodPut, queries: []string{"cors"}, h: g.putBucketCors},
+		{method: http.MethodGet, queries: []string{"cors"}, h: g.getBucketCors},
+		{method: http.MethodDelete, queries: []string{"cors"}, h: g.deleteBucketCors},
 		{method: http.MethodGet, queries: []string{"location"}, h: g.getBucketLocation},
 		{method: http.MethodGet, queries: []string{"versioning"}, h: g.getBucketVersioning},
 		{method: http.MethodPost, queries: []string{"delete"}, h: g.deleteObjects},
+		{method: http.MethodGet, queries: []string{"uploads"}, h: g.listMultipartUploads},
 		{unimplemented: true, h: notImplemented},
 		{method: http.MethodGet, queries: []string{"list-type"}, h: g.listObjectsV2},
 		{method: http.MethodGet, h: g.listObjectsV1},
@@ -54,12 +59,16 @@ func (g *gateway) bucketRoutes() []route {
 
 func (g *gateway) objectRoutes() []route {
 	return []route{
-		{method: http.MethodPut, queries: []string{"partNumber", "uploadId"}, header: "X-Amz-Copy-Source", h: notImplemented},
+		{method: http.MethodOptions, h: g.preflight},
+		{method: http.MethodPut, queries: []string{"partNumber", "uploadId"}, header: "X-Amz-Copy-Source", h: g.uploadPartCopy},
 		{method: http.MethodPut, queries: []string{"partNumber", "uploadId"}, h: g.uploadPart},
 		{method: http.MethodPost, queries: []string{"uploads"}, h: g.createMultipart},
 		{method: http.MethodPost, queries: []string{"uploadId"}, h: g.completeMultipart},
 		{method: http.MethodDelete, queries: []string{"uploadId"}, h: g.abortMultipart},
 		{method: http.MethodGet, queries: []string{"uploadId"}, h: g.listParts},
+		{method: http.MethodGet, queries: []string{"tagging"}, h: g.getObjectTagging},
+		{method: http.MethodPut, queries: []string{"tagging"}, h: g.putObjectTagging},
+		{method: http.MethodDelete, queries: []string{"tagging"}, h: g.deleteObjectTagging},
 		{unimplemented: true, h: notImplemented},
 		{method: http.MethodPut, header: "X-Amz-Copy-Source", h: g.copyObject},
 		{method: http.MethodPut, h: g.putObject},
@@ -79,6 +88,7 @@ func (g *gateway) router() http.Handler {
 	m.MethodNotAllowedHandler = adapt(func(http.ResponseWriter, *http.Request) error { return apiErr(errMethodNotAllowed) })
 
 	m.Path("/").Methods(http.MethodGet).Handler(adapt(g.listBuckets))
+	g.adminRoutes(m)
 	register(m, "/{bucket:[^/]+}/{key:.+}", g.objectRoutes())
 	register(m, "/{bucket:[^/]+}{slash:/?}", g.bucketRoutes())
 	return m
@@ -125,7 +135,9 @@ func notImplemented(http.ResponseWriter, *http.Request) error {
 // went out cannot be reported in-band (a GET body failing mid-stream): the
 // connection is aborted so the client never takes a short body as whole.
 func adapt(h handlerFunc) http.Handler {
+	op := operationName(h)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		setOperation(r, op)
 		sw := &startedWriter{ResponseWriter: w}
 		err := h(sw, r)
 		if err == nil {

@@ -110,6 +110,7 @@ type completeMultipartUploadResult struct {
 	Bucket   string   `xml:"Bucket"`
 	Key      string   `xml:"Key"`
 	ETag     string   `xml:"ETag"`
+	completeResultChecksums
 }
 
 type partXML struct {

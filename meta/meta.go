@@ -104,6 +104,9 @@ type Part struct {
 	Number int    `json:"number"`
 	Size   int64  `json:"size"`
 	ETag   string `json:"etag"` // hex MD5 of the part's bytes
+	// Checksums are the part's validated x-amz-checksum-* values
+	// (lowercase algorithm → base64), when the client sent any.
+	Checksums map[string]string `json:"checksums,omitempty"`
 }
 
 // Object is an object's metadata as stored on each of its n peers. Every

@@ -64,6 +64,8 @@ type ObjectInfo struct {
 	Headers      map[string]string // other stored headers (Cache-Control, ...)
 	StorageClass string            // "STANDARD", "REDUCED_REDUNDANCY" or a --storage-class name
 	Parts        int               // number of parts (1 for single PUT)
+	// PartSizes are the parts' sizes in order (GET ?partNumber=N).
+	PartSizes []int64
 }
 
 // PutOptions carry what a PUT or multipart create stores besides the bytes.
@@ -75,6 +77,13 @@ type PutOptions struct {
 	// ContentMD5, when set, must equal the body's MD5 or the write fails
 	// with ErrBadDigest before anything is committed.
 	ContentMD5 []byte
+	// IfNoneMatch "*" commits only when the key has no current version;
+	// IfMatch (an ETag without quotes) only when the current version has
+	// that ETag. Otherwise the write fails with ErrPreconditionFailed (or
+	// ErrObjectNotFound for IfMatch on a missing key). See checkPutCondition
+	// for the race this leaves.
+	IfNoneMatch string
+	IfMatch     string
 }
 
 // CopyOptions tune CopyObject.
@@ -120,6 +129,9 @@ type PartInfo struct {
 type CompletePart struct {
 	Number int
 	ETag   string // hex, quotes already stripped
+	// Checksums are the body's ChecksumXXX values (lowercase algorithm →
+	// base64); each must match what the part was uploaded with.
+	Checksums map[string]string
 }
 
 // ListPartsResult is one page of ListParts.

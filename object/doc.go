@@ -30,6 +30,19 @@
 // decoded block by block; every block is checksum-verified before any of
 // it is written, so a read never returns wrong bytes: it returns an error.
 //
+// # Repair and data movement
+//
+// Degraded writes and reads report to Config.Repair; RepairQueue holds
+// those reports (in memory, one entry per object, per-object exponential
+// backoff) and a rate-limited scanner walks every object as a backstop.
+// RepairObject rebuilds the shards a peer lacks, holds stale or holds
+// damaged, from k good ones, and commits them with the version's own
+// stamp through RepairCommitter; a peer holding a newer version is never
+// touched. After a ring epoch change, Migrator walks every object and
+// MigrateObject moves only the shards whose peer left the placement
+// (sticky distribution), relabels the peers that stay, then drops the old
+// copies; reads consult the previous epoch's placement too (PrevPlacer).
+//
 // # Invariants
 //
 //   - Every peer call runs under ctx; metadata calls under PeerTimeout, and

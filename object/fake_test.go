@@ -448,7 +448,7 @@ func (p *fakePeer) CompleteUpload(ctx context.Context, o *meta.Object, id string
 	files := map[int][]byte{}
 	for _, pt := range o.Parts {
 		fp, ok := up.parts[pt.Number]
-		if !ok || fp.p != pt {
+		if !ok || !samePart(fp.p, pt) {
 			return fmt.Errorf("part %d: not held as %+v", pt.Number, pt)
 		}
 		files[pt.Number] = fp.data

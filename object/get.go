@@ -70,6 +70,7 @@ func (l *Layer) infoOf(o *meta.Object) ObjectInfo {
 		Headers:      o.Headers,
 		StorageClass: classOrStandard(o.StorageClass),
 		Parts:        max(len(o.Parts), 1),
+		PartSizes:    partSizes(o),
 	}
 }
 
@@ -108,6 +109,15 @@ func (l *Layer) readVersion(ctx context.Context, v *version, w io.Writer, off, l
 }
 
 func (l *Layer) readPart(ctx context.Context, v *version, ec *erasure.Coder, p meta.Part, off, length int64, w io.Writer) error {
+	if l.cfg.Pool != nil && !v.obj.Inlined {
+		return l.readPooled(ctx, v, ec, p, off, length, w)
+	}
+	return l.readDirect(ctx, v, ec, p, off, length, w)
+}
+
+// readDirect reads one part opening shards in readOrder's order, outside
+// any fetch pool.
+func (l *Layer) readDirect(ctx context.Context, v *version, ec *erasure.Coder, p meta.Part, off, length int64, w io.Writer) error {
 	_, shardLen := ec.ShardRange(p.Size, off, length)
 	order := l.readOrder(v, shardLen)
 	stats, err := ec.Decode(ctx, w, p.Size, off, length, order, l.opener(v, p.Number))
@@ -126,11 +136,17 @@ func (l *Layer) readPart(ctx context.Context, v *version, ec *erasure.Coder, p m
 // last resort rather than being dropped).
 func (l *Layer) readOrder(v *version, shardBytes int64) []int {
 	o := v.obj
-	n := len(o.Distribution)
 	var pref []int
 	if l.cfg.Scheduler != nil {
 		pref = l.cfg.Scheduler.Order(o.Distribution, o.Code.K, shardBytes)
 	}
+	return groupOrder(v, pref)
+}
+
+// groupOrder puts pref first, then every other shard, regrouped as
+// readOrder says.
+func groupOrder(v *version, pref []int) []int {
+	n := len(v.obj.Distribution)
 	seen := make([]bool, n)
 	var likely, failed, absent []int
 	add := func(i int) {
@@ -164,6 +180,7 @@ func (l *Layer) opener(v *version, part int) func(context.Context, int, int64, i
 			return l.openInline(ctx, v, shard, off, length)
 		}
 		peer := o.Distribution[shard]
+		observed := l.observe(peer, length)
 		sctx, cancel := context.WithCancel(ctx)
 		t := time.AfterFunc(l.cfg.PeerTimeout, cancel)
 		rc, err := call(sctx, l, peer, 0, func(ctx context.Context, c ShardClient) (io.ReadCloser, error) {
@@ -172,9 +189,10 @@ func (l *Layer) opener(v *version, part int) func(context.Context, int, int64, i
 		t.Stop()
 		if err != nil {
 			cancel()
+			observed(err, 0)
 			return nil, fmt.Errorf("read shard %d from %s: %w", shard, peer, err)
 		}
-		return &stallReader{rc: rc, d: l.cfg.PeerTimeout, cancel: cancel}, nil
+		return &stallReader{rc: &observedReader{rc: rc, done: observed}, d: l.cfg.PeerTimeout, cancel: cancel}, nil
 	}
 }
 

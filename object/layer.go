@@ -60,6 +60,14 @@ type Config struct {
 	// Repair, when set, is called for every object found degraded. It must
 	// not block.
 	Repair func(RepairItem)
+	// Pool, when set, runs every erasure-coded shard read through a
+	// bounded fetch pool under its scheduling policy (Scheduler then only
+	// orders fallbacks).
+	Pool *FetchPool
+	// Observe, when set, is told of every shard stream: called with the
+	// peer and planned bytes as it opens, it returns the function to call
+	// once at its end (sched.Tracker.Begin has this shape).
+	Observe func(peer meta.PeerID, bytes int64) func(err error, n int64, dur time.Duration)
 }
 
 // Layer is the object layer: it turns S3 operations into erasure-coded

@@ -92,7 +92,7 @@ func (l *Layer) putPart(ctx context.Context, bucket, key, uploadID string, numbe
 	if err := checkDigest(contentMD5, body.sum()); err != nil {
 		return meta.Part{}, err
 	}
-	p := meta.Part{Number: number, Size: res.size, ETag: hex.EncodeToString(body.sum())}
+	p := meta.Part{Number: number, Size: res.size, ETag: hex.EncodeToString(body.sum()), Checksums: partChecksums(r)}
 	rs := fanout(ctx, l, u.Distribution, l.cfg.PeerTimeout, func(ctx context.Context, i int, c ShardClient) (struct{}, error) {
 		if res.errs[i] != nil {
 			return struct{}{}, res.errs[i]
@@ -129,6 +129,9 @@ func (l *Layer) completeMultipart(ctx context.Context, bucket, key, uploadID str
 	}
 	chosen, ready, err := l.chooseParts(v, parts)
 	if err != nil {
+		return ObjectInfo{}, err
+	}
+	if err := checkPartChecksums(parts, chosen); err != nil {
 		return ObjectInfo{}, err
 	}
 	o := l.completedRecord(v.u, chosen)
@@ -196,7 +199,7 @@ func (l *Layer) completedRecord(u *meta.Upload, parts []meta.Part) *meta.Object 
 	return &meta.Object{
 		Bucket: u.Bucket, Key: u.Key, Stamp: st, Size: size,
 		ETag:        fmt.Sprintf("%x-%d", h.Sum(nil), len(parts)),
-		ContentType: u.ContentType, UserMeta: u.UserMeta, Headers: u.Headers,
+		ContentType: u.ContentType, UserMeta: u.UserMeta, Headers: withComposite(u.Headers, parts),
 		StorageClass: u.StorageClass, Code: u.Code, BlockSize: u.BlockSize,
 		Parts: parts, Distribution: u.Distribution, ModTime: time.Unix(0, st.Nanos).UTC(),
 	}

@@ -64,7 +64,7 @@ func TestMultipartHappyPath(t *testing.T) {
 	}
 
 	info, err := l.CompleteMultipart(ctx, testBucket, "mp", id, []CompletePart{
-		{1, md5hex(p1)}, {2, `"` + md5hex(p2) + `"`}, {3, strings.ToUpper(md5hex(p3))},
+		{Number: 1, ETag: md5hex(p1)}, {Number: 2, ETag: `"` + md5hex(p2) + `"`}, {Number: 3, ETag: strings.ToUpper(md5hex(p3))},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +106,7 @@ func TestMultipartCompleteSubsetOfParts(t *testing.T) {
 	putPart(t, l, "mp", id, 1, p1)
 	putPart(t, l, "mp", id, 2, p2)
 	putPart(t, l, "mp", id, 5, p3)
-	info, err := l.CompleteMultipart(context.Background(), testBucket, "mp", id, []CompletePart{{1, md5hex(p1)}, {5, md5hex(p3)}})
+	info, err := l.CompleteMultipart(context.Background(), testBucket, "mp", id, []CompletePart{{Number: 1, ETag: md5hex(p1)}, {Number: 5, ETag: md5hex(p3)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestMultipartErrors(t *testing.T) {
 			return err
 		}, ErrUploadNotFound},
 		{"unknown upload complete", func(l *Layer, _ *fakeCluster, _ string) error {
-			return complete(l, "nope", CompletePart{1, md5hex(big)})
+			return complete(l, "nope", CompletePart{Number: 1, ETag: md5hex(big)})
 		}, ErrUploadNotFound},
 		{"upload of another key", func(l *Layer, _ *fakeCluster, id string) error {
 			_, err := l.ListParts(ctx, testBucket, "other", id, 0, 0)
@@ -168,19 +168,19 @@ func TestMultipartErrors(t *testing.T) {
 		}, ErrIncompleteBody},
 		{"no parts", func(l *Layer, _ *fakeCluster, id string) error { return complete(l, id) }, ErrInvalidPart},
 		{"descending", func(l *Layer, _ *fakeCluster, id string) error {
-			return complete(l, id, CompletePart{2, md5hex(small)}, CompletePart{1, md5hex(big)})
+			return complete(l, id, CompletePart{Number: 2, ETag: md5hex(small)}, CompletePart{Number: 1, ETag: md5hex(big)})
 		}, ErrInvalidPartOrder},
 		{"duplicate", func(l *Layer, _ *fakeCluster, id string) error {
-			return complete(l, id, CompletePart{1, md5hex(big)}, CompletePart{1, md5hex(big)})
+			return complete(l, id, CompletePart{Number: 1, ETag: md5hex(big)}, CompletePart{Number: 1, ETag: md5hex(big)})
 		}, ErrInvalidPartOrder},
 		{"missing part", func(l *Layer, _ *fakeCluster, id string) error {
-			return complete(l, id, CompletePart{1, md5hex(big)}, CompletePart{7, md5hex(small)})
+			return complete(l, id, CompletePart{Number: 1, ETag: md5hex(big)}, CompletePart{Number: 7, ETag: md5hex(small)})
 		}, ErrInvalidPart},
 		{"wrong etag", func(l *Layer, _ *fakeCluster, id string) error {
-			return complete(l, id, CompletePart{1, md5hex(small)})
+			return complete(l, id, CompletePart{Number: 1, ETag: md5hex(small)})
 		}, ErrInvalidPart},
 		{"small middle part", func(l *Layer, _ *fakeCluster, id string) error {
-			return complete(l, id, CompletePart{1, md5hex(big)}, CompletePart{2, md5hex(small)}, CompletePart{3, md5hex(small)})
+			return complete(l, id, CompletePart{Number: 1, ETag: md5hex(big)}, CompletePart{Number: 2, ETag: md5hex(small)}, CompletePart{Number: 3, ETag: md5hex(small)})
 		}, ErrEntityTooSmall},
 		{"part on too few peers", func(l *Layer, fc *fakeCluster, id string) error {
 			// Part 4 reached only 3 peers' commits (< k): not a usable part.
@@ -191,7 +191,7 @@ func TestMultipartErrors(t *testing.T) {
 			_, err := l.PutPart(ctx, testBucket, "mp", id, 4, bytes.NewReader(small), 50, nil)
 			wantErr(t, err, ErrQuorum)
 			fc.heal()
-			return complete(l, id, CompletePart{1, md5hex(big)}, CompletePart{4, md5hex(small)})
+			return complete(l, id, CompletePart{Number: 1, ETag: md5hex(big)}, CompletePart{Number: 4, ETag: md5hex(small)})
 		}, ErrInvalidPart},
 		{"abort then part", func(l *Layer, _ *fakeCluster, id string) error {
 			if err := l.AbortMultipart(ctx, testBucket, "mp", id); err != nil {
@@ -243,7 +243,7 @@ func TestMultipartWithFaultyPeers(t *testing.T) {
 	fc.heal()
 	// Shard 0 never had the upload and shard 4 lacks part 2: the other
 	// four complete, and the object reads back.
-	if _, err := l.CompleteMultipart(ctx, testBucket, "mp", id, []CompletePart{{1, md5hex(p1)}, {2, md5hex(p2)}}); err != nil {
+	if _, err := l.CompleteMultipart(ctx, testBucket, "mp", id, []CompletePart{{Number: 1, ETag: md5hex(p1)}, {Number: 2, ETag: md5hex(p2)}}); err != nil {
 		t.Fatal(err)
 	}
 	all := append(append([]byte(nil), p1...), p2...)

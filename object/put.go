@@ -59,11 +59,11 @@ func (l *Layer) putObject(ctx context.Context, p putReq) (ObjectInfo, error) {
 			return ObjectInfo{}, fmt.Errorf("read body: %w", err)
 		}
 		if ended {
-			return l.putInline(ctx, o, head, body, p.opts.ContentMD5)
+			return l.putInline(ctx, o, head, body, p.opts)
 		}
 		r = io.MultiReader(bytes.NewReader(head), body)
 	}
-	return l.putStaged(ctx, o, body, r, p.opts.ContentMD5)
+	return l.putStaged(ctx, o, body, r, p.opts)
 }
 
 // newRecord is the metadata of a new single-part version, minus what the
@@ -101,8 +101,11 @@ func checkDigest(want, got []byte) error {
 
 // putInline stores a small object inside its metadata records: one durable
 // write per peer and no shard files.
-func (l *Layer) putInline(ctx context.Context, o *meta.Object, data []byte, body *bodyReader, md5 []byte) (ObjectInfo, error) {
-	if err := checkDigest(md5, body.sum()); err != nil {
+func (l *Layer) putInline(ctx context.Context, o *meta.Object, data []byte, body *bodyReader, opts PutOptions) (ObjectInfo, error) {
+	if err := checkDigest(opts.ContentMD5, body.sum()); err != nil {
+		return ObjectInfo{}, err
+	}
+	if err := l.checkPutCondition(ctx, o.Bucket, o.Key, opts); err != nil {
 		return ObjectInfo{}, err
 	}
 	ec, err := l.coder(o.Code, o.BlockSize)
@@ -126,7 +129,7 @@ func (l *Layer) putInline(ctx context.Context, o *meta.Object, data []byte, body
 }
 
 // putStaged streams a large object into shard files, then commits.
-func (l *Layer) putStaged(ctx context.Context, o *meta.Object, body *bodyReader, r io.Reader, md5 []byte) (ObjectInfo, error) {
+func (l *Layer) putStaged(ctx context.Context, o *meta.Object, body *bodyReader, r io.Reader, opts PutOptions) (ObjectInfo, error) {
 	ec, err := l.coder(o.Code, o.BlockSize)
 	if err != nil {
 		return ObjectInfo{}, err
@@ -138,7 +141,10 @@ func (l *Layer) putStaged(ctx context.Context, o *meta.Object, body *bodyReader,
 	if err := stageFailure(ctx, err, o.Distribution, res, o.Code.WriteQuorum()); err != nil {
 		return ObjectInfo{}, err
 	}
-	if err := checkDigest(md5, body.sum()); err != nil {
+	if err := checkDigest(opts.ContentMD5, body.sum()); err != nil {
+		return ObjectInfo{}, err
+	}
+	if err := l.checkPutCondition(ctx, o.Bucket, o.Key, opts); err != nil {
 		return ObjectInfo{}, err
 	}
 	l.finishRecord(o, res.size, body.sum())

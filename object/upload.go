@@ -98,7 +98,7 @@ func (v *uploadView) parts() []partView {
 			vs := byNum[p.Number]
 			var hit *variant
 			for _, x := range vs {
-				if x.p == p {
+				if samePart(x.p, p) {
 					hit = x
 				}
 			}

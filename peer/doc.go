@@ -20,6 +20,8 @@
 //	PUT    /v1/bucket [bucket]      body: record        MakeBucket
 //	GET    /v1/bucket [bucket]      answer: record      StatBucket
 //	DELETE /v1/bucket [bucket]                          DeleteBucket
+//	PUT    /v1/bucket/config [bucket name] body: record PutBucketConfig (newest Updated kept)
+//	GET    /v1/bucket/config [bucket name] answer: record GetBucketConfig
 //	POST   /v1/stage                body: shard stream  JSON {"id"}
 //	POST   /v1/commit [bucket key]  body: record {object, staged} + inline
 //	GET    /v1/meta [bucket key]    answer: object record with inline
@@ -30,6 +32,9 @@
 //	DELETE /v1/upload [bucket key upload]               AbortUpload
 //	POST   /v1/part [bucket key upload tmp] body: meta.Part record
 //	POST   /v1/complete [bucket key upload] body: object record
+//	POST   /v1/repair [bucket key]  like commit; also replaces the same version
+//	POST   /v1/relabel [bucket key] body: record   new distribution, same data
+//	DELETE /v1/version [bucket key nanos writer]   drop exactly that version
 //
 // Errors cross the wire as {"code": "...", "message": "..."} with a stable
 // code per sentinel (see codes.go); the Client returns a *RemoteError that

@@ -136,6 +136,10 @@ func (s *server) readShard(w http.ResponseWriter, r *http.Request, q *query) err
 		return err
 	}
 	defer rc.Close()
+	out, err := s.pace.writer(r.Context(), w)
+	if err != nil {
+		return err
+	}
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("Content-Length", strconv.FormatInt(n, 10))
 	w.WriteHeader(http.StatusOK)
@@ -144,7 +148,7 @@ func (s *server) readShard(w http.ResponseWriter, r *http.Request, q *query) err
 	}
 	// Past this point the status is sent: a failed copy cuts the body
 	// short, which the client sees against Content-Length.
-	if _, err := io.Copy(w, rc); err != nil && !errors.Is(err, r.Context().Err()) {
+	if _, err := io.Copy(out, rc); err != nil && !errors.Is(err, r.Context().Err()) {
 		hlog.FromRequest(r).Warn().Err(err).Str("bucket", bucket).Str("key", key).Msg("shard stream cut")
 	}
 	return nil

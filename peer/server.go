@@ -1,6 +1,7 @@
 package peer
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -20,12 +21,18 @@ type ServerConfig struct {
 	MaxNonces int
 	// Now is the clock checked against request timestamps (time.Now when nil).
 	Now func() time.Time
+	// Drain, when set, serves POST /v1/admin/drain: decommission this peer.
+	Drain func(context.Context) error
+	// SendLimit paces shard streams (benchmarks emulating slower NICs).
+	SendLimit SendLimit
 }
 
 type server struct {
-	store *storage.Store
-	auth  *verifier
-	log   zerolog.Logger
+	onDrain func(context.Context) error
+	store   *storage.Store
+	auth    *verifier
+	log     zerolog.Logger
+	pace    *sendPacer // nil: unlimited
 }
 
 // NewServer returns the shard API handler. Every request is authenticated
@@ -44,6 +51,9 @@ func NewServer(cfg ServerConfig) http.Handler {
 			nonces: newNonceCache(2*MaxSkew+time.Second, cfg.MaxNonces)},
 		log: cfg.Logger.With().Str("component", "peer").Logger(),
 	}
+	if cfg.SendLimit != (SendLimit{}) {
+		s.pace = newSendPacer(cfg.SendLimit)
+	}
 	mux := http.NewServeMux()
 	routes := []struct {
 		pattern string
@@ -53,16 +63,26 @@ func NewServer(cfg ServerConfig) http.Handler {
 		{"PUT " + pathBucket, s.makeBucket},
 		{"GET " + pathBucket, s.statBucket},
 		{"DELETE " + pathBucket, s.deleteBucket},
+		{"PUT " + pathBucketConfig, s.putBucketConfig},
+		{"GET " + pathBucketConfig, s.getBucketConfig},
 		{"POST " + pathStage, s.stageShard},
 		{"POST " + pathCommit, s.commit},
+		{"POST " + pathRepair, s.repairCommit},
+		{"POST " + pathRelabel, s.relabel},
+		{"DELETE " + pathVersion, s.dropVersion},
 		{"GET " + pathMeta, s.readMeta},
 		{"GET " + pathShard, s.readShard},
 		{"GET " + pathList, s.list},
+		{"GET " + pathUploads, s.listUploads},
 		{"PUT " + pathUpload, s.putUpload},
 		{"GET " + pathUpload, s.getUpload},
 		{"DELETE " + pathUpload, s.abortUpload},
 		{"POST " + pathPart, s.commitPart},
 		{"POST " + pathComplete, s.completeUpload},
+	}
+	if cfg.Drain != nil {
+		s.onDrain = cfg.Drain
+		mux.Handle("POST "+pathDrain, s.handle(s.drain))
 	}
 	for _, rt := range routes {
 		mux.Handle(rt.pattern, s.handle(rt.h))

@@ -29,9 +29,18 @@ type EmbeddedConfig struct {
 	BlockSize   int
 	Credentials Credentials
 	Logger      zerolog.Logger
+	// TLSCert, TLSKey and Domains are passed to the gateway.
+	TLSCert, TLSKey string
+	Domains         []string
+	// WebPublic and MetricsToken are passed to the gateway.
+	WebPublic    bool
+	MetricsToken string
 	// StartTimeout bounds how long to wait for every peer to be seen by
 	// gossip.
 	StartTimeout time.Duration
+	// Sched and FetchPool are passed to the gateway.
+	Sched     string
+	FetchPool int
 }
 
 // DefaultEmbeddedConfig returns the defaults of `tessera server`.
@@ -77,7 +86,9 @@ func StartEmbedded(ctx context.Context, cfg EmbeddedConfig) (*Embedded, error) {
 	gcfg := GatewayConfig{
 		Address: cfg.Address, WebAddress: cfg.WebAddress, Bind: "127.0.0.1:0", Credentials: creds,
 		Code: cfg.Code, Classes: cfg.Classes, Region: cfg.Region, BlockSize: cfg.BlockSize, Logger: cfg.Logger,
-		Timing: cluster.FastTiming(),
+		Timing: cluster.FastTiming(), TLSCert: cfg.TLSCert, TLSKey: cfg.TLSKey, Domains: cfg.Domains,
+		WebPublic: cfg.WebPublic, MetricsToken: cfg.MetricsToken,
+		Sched: cfg.Sched, FetchPool: cfg.FetchPool,
 	}
 	if e.gw, err = StartGateway(ctx, gcfg); err != nil {
 		return nil, err
@@ -88,7 +99,9 @@ func StartEmbedded(ctx context.Context, cfg EmbeddedConfig) (*Embedded, error) {
 			newID = fmt.Sprintf("peer%d", i+1)
 		}
 		p, err := StartPeer(ctx, PeerConfig{Dir: dir, NewID: newID, Address: "127.0.0.1:0", Bind: "127.0.0.1:0",
-			Join: []string{e.gw.GossipAddr()}, Secret: []byte(creds.ClusterSecret), Logger: cfg.Logger,
+			Join: []string{e.gw.GossipAddr()}, Secret: []byte(creds.ClusterSecret),
+			// The peers' warnings join the gateway's on the status page.
+			Logger: cfg.Logger.Hook(e.gw.errs.For(filepath.Base(dir))),
 			Timing: cluster.FastTiming()})
 		if err != nil {
 			return nil, errors.Join(err, e.Close())

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -30,9 +31,27 @@ type GatewayConfig struct {
 	Classes                   map[string]meta.Code
 	Region                    string
 	BlockSize                 int
+	// TLSCert and TLSKey, both set, serve S3 over https; the files are
+	// reloaded when they change.
+	TLSCert, TLSKey string
+	// Domains enable virtual-hosted-style requests (bucket.domain).
+	Domains []string
+	// WebPublic serves the status page and /api/status without login;
+	// MetricsToken, when set, is the bearer token /metrics requires.
+	WebPublic    bool
+	MetricsToken string
 	// Timing tunes failure detection; zero means memberlist's LAN-local
 	// defaults.
 	Timing cluster.Timing
+	// Repair tunes the background repair queue and scanner.
+	Repair object.RepairQueueConfig
+	// Sched names the read scheduling policy (sched.Policies; "" is the
+	// default) and FetchPool is the fetch pool size L (0: 20).
+	Sched     string
+	FetchPool int
+	// Load, when set, replaces the peers' gossiped stats as the per-peer
+	// load the read policies read.
+	Load   sched.LoadSource
 	Logger zerolog.Logger
 }
 
@@ -41,6 +60,7 @@ func DefaultGatewayConfig() GatewayConfig {
 	return GatewayConfig{
 		Address: ":9000", WebAddress: ":9001", Bind: ":7946",
 		Code: meta.Code{K: 4, M: 2}, Region: "us-east-1", BlockSize: 1 << 20,
+		Repair: object.RepairQueueConfig{ScanInterval: 10 * time.Minute},
 	}
 }
 
@@ -53,10 +73,18 @@ type Gateway struct {
 	layer   *object.Layer
 	tracker *sched.Tracker
 	policy  sched.Policy
+	pool    *object.FetchPool
+	repair  *object.RepairQueue
+	migrate *object.Migrator
+	stopBg  context.CancelFunc
 	servers []*http.Server
 	lns     []net.Listener
 	done    chan struct{}
 	log     zerolog.Logger
+	// choices, errs and obs feed the status page and /metrics (web.go).
+	choices *choiceCounter
+	errs    *web.ErrorLog
+	obs     *observer
 }
 
 // StartGateway joins gossip and serves S3 and the status page.
@@ -64,14 +92,18 @@ func StartGateway(ctx context.Context, cfg GatewayConfig) (*Gateway, error) {
 	if cfg.ID == "" {
 		cfg.ID = "gateway-" + randomID()
 	}
+	errs := web.NewErrorLog(recentErrors)
+	cfg.Logger = cfg.Logger.Hook(errs.For(cfg.ID))
 	log := cfg.Logger.With().Str("component", "gateway").Str("node", cfg.ID).Logger()
 	g := &Gateway{id: cfg.ID, cfg: cfg, log: log, done: make(chan struct{})}
+	g.errs = errs
 	node, err := cluster.Start(ctx, cluster.Config{
 		NodeID: cfg.ID, Role: cluster.RoleGateway, BindAddr: cfg.Bind, Join: cfg.Join,
 		Secret: []byte(cfg.Credentials.ClusterSecret), Logger: cfg.Logger, Timing: cfg.Timing,
 		Meta: func() cluster.NodeMeta {
 			return cluster.NodeMeta{ID: cfg.ID, Role: cluster.RoleGateway, APIAddr: g.S3Addr()}
 		},
+		Stats: gatewayStats(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("gateway: gossip: %w", err)
@@ -83,6 +115,7 @@ func StartGateway(ctx context.Context, cfg GatewayConfig) (*Gateway, error) {
 		return nil, err
 	}
 	if err := g.listen(); err != nil {
+		g.stopRepair()
 		node.Close()
 		return nil, err
 	}
@@ -100,18 +133,26 @@ func (g *Gateway) build() error {
 		return fmt.Errorf("gateway: %w", err)
 	}
 	g.policy = policy
+	if g.pool, err = object.NewFetchPool(g.cfg.Sched, sched.Config{Slots: g.cfg.FetchPool, Load: g.loadSource()}); err != nil {
+		return fmt.Errorf("gateway: %w", err)
+	}
 	classes := map[string]meta.Code{}
 	for k, v := range g.cfg.Classes {
 		classes[k] = v
 	}
+	rcfg := g.cfg.Repair
+	rcfg.Logger = g.cfg.Logger
+	g.repair = object.NewRepairQueue(rcfg)
 	layer, err := object.New(object.Config{
-		Cluster: g.view, Scheduler: g.policy, DefaultCode: g.cfg.Code, Classes: classes,
-		BlockSize: g.cfg.BlockSize, WriterID: g.id, Logger: g.cfg.Logger,
+		Cluster: g.view, Scheduler: g.countChoices(), DefaultCode: g.cfg.Code, Classes: classes,
+		BlockSize: g.cfg.BlockSize, WriterID: g.id, Logger: g.cfg.Logger, Repair: g.repair.Enqueue,
+		Pool: g.pool, Observe: g.tracker.Begin,
 	})
 	if err != nil {
 		return fmt.Errorf("gateway: %w", err)
 	}
 	g.layer = layer
+	g.startRepair()
 	return nil
 }
 
@@ -120,11 +161,19 @@ func (g *Gateway) listen() error {
 	verifier := &sigv4.Verifier{Region: g.cfg.Region, Lookup: func(ak string) (string, bool) {
 		return creds.SecretKey, ak == creds.AccessKey
 	}}
-	s3h, err := gateway.New(gateway.Config{Backend: g.layer, Auth: verifier, Region: g.cfg.Region, Logger: g.cfg.Logger})
+	s3h, err := gateway.New(gateway.Config{Backend: g.layer, Auth: verifier, Region: g.cfg.Region, Logger: g.cfg.Logger,
+		Domains: g.cfg.Domains, Admin: g})
 	if err != nil {
 		return fmt.Errorf("gateway: %w", err)
 	}
-	webh := web.New(web.Config{Source: g, Logger: g.cfg.Logger})
+	tlsCfg, err := g.tlsConfig()
+	if err != nil {
+		return fmt.Errorf("gateway: %w", err)
+	}
+	s3h, webh, err := g.observe(s3h)
+	if err != nil {
+		return fmt.Errorf("gateway: %w", err)
+	}
 	for _, s := range []struct {
 		addr string
 		h    http.Handler
@@ -133,6 +182,9 @@ func (g *Gateway) listen() error {
 		if err != nil {
 			g.closeServers()
 			return fmt.Errorf("gateway: listen %s: %w", s.addr, err)
+		}
+		if tlsCfg != nil && len(g.lns) == 0 {
+			ln = tls.NewListener(ln, tlsCfg)
 		}
 		srv := &http.Server{Handler: s.h, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute,
 			ErrorLog: zerologStd(g.log)}
@@ -147,6 +199,29 @@ func (g *Gateway) listen() error {
 		}()
 	}
 	return nil
+}
+
+// tlsConfig is nil for plain http.
+func (g *Gateway) tlsConfig() (*tls.Config, error) {
+	if g.cfg.TLSCert == "" && g.cfg.TLSKey == "" {
+		return nil, nil
+	}
+	if g.cfg.TLSCert == "" || g.cfg.TLSKey == "" {
+		return nil, errors.New("--tls-cert and --tls-key must be set together")
+	}
+	rl, err := gateway.NewCertReloader(g.cfg.TLSCert, g.cfg.TLSKey)
+	if err != nil {
+		return nil, err
+	}
+	return rl.TLSConfig(), nil
+}
+
+// S3Scheme is "https" when the S3 endpoint serves TLS, else "http".
+func (g *Gateway) S3Scheme() string {
+	if g.cfg.TLSCert != "" {
+		return "https"
+	}
+	return "http"
 }
 
 // S3Addr is the S3 endpoint's real address ("" before it listens).
@@ -171,6 +246,8 @@ func (g *Gateway) WaitPeers(ctx context.Context, n int) error { return g.node.Wa
 // Close stops serving, then leaves gossip.
 func (g *Gateway) Close() error {
 	err := g.closeServers()
+	g.stopRepair()
+	g.pool.Close()
 	return errors.Join(err, g.node.Close(), g.view.Close())
 }
 
@@ -186,5 +263,6 @@ func (g *Gateway) closeServers() error {
 	for i := len(g.servers); i < len(g.lns); i++ {
 		errs = append(errs, g.lns[i].Close())
 	}
+	errs = append(errs, g.closeObserver())
 	return errors.Join(errs...)
 }

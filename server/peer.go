@@ -36,8 +36,23 @@ type PeerConfig struct {
 	Join      []string
 	Secret    []byte
 	Zone      string
-	Timing    cluster.Timing
-	Logger    zerolog.Logger
+	// Capacity, when non-zero, is the capacity the peer advertises instead
+	// of its filesystem's (free bytes are capped to it), so peers sharing
+	// one disk can still weigh differently on the ring.
+	Capacity uint64
+	// RingEpochs makes the peer take part in capacity-weighted ring
+	// epochs: it mints them while it is the alive peer with the lowest ID
+	// and keeps the adopted one in Dir. Off (the embedded server), the
+	// ring is every peer seen with weight 1.
+	RingEpochs bool
+	Timing     cluster.Timing
+	Logger     zerolog.Logger
+	// WebAddress, when set, serves /health/live, /health/ready and
+	// /metrics (behind MetricsToken when set); see peerweb.go.
+	WebAddress, MetricsToken string
+	// SendLimit paces the peer's shard streams: a shared send rate and a
+	// delay per stream, to emulate slower NICs and disks in benchmarks.
+	SendLimit peer.SendLimit
 }
 
 // DefaultPeerConfig returns the defaults of `tessera peer`.
@@ -47,16 +62,21 @@ func DefaultPeerConfig() PeerConfig {
 
 // Peer is a running storage peer.
 type Peer struct {
-	id    string
-	store *storage.Store
-	http  *http.Server
-	ln    net.Listener
-	node  *cluster.Node
-	log   zerolog.Logger
+	meter    *peer.Meter
+	cpu      *cluster.CPUSampler
+	stopMeta func()
+	draining atomic.Bool
+	id       string
+	store    *storage.Store
+	http     *http.Server
+	ln       net.Listener
+	node     *cluster.Node
+	log      zerolog.Logger
 	// advertised is the shard API address in NodeMeta; memberlist reads it
 	// from its own goroutines.
 	advertised atomic.Value
 	done       chan struct{}
+	web        *peerWeb
 }
 
 // StartPeer opens the peer's store, serves its shard API and joins gossip.
@@ -84,7 +104,8 @@ func StartPeer(ctx context.Context, cfg PeerConfig) (*Peer, error) {
 	}
 	p.node, err = cluster.Start(ctx, cluster.Config{
 		NodeID: id, Role: cluster.RolePeer, BindAddr: cfg.Bind, Join: cfg.Join,
-		Secret: cfg.Secret, Meta: p.nodeMeta(cfg.Zone), Logger: cfg.Logger, Timing: cfg.Timing,
+		Secret: cfg.Secret, Meta: p.nodeMeta(cfg.Zone, cfg.Capacity), Logger: cfg.Logger, Timing: cfg.Timing,
+		Stats: p.stats, Propose: cfg.RingEpochs, EpochFile: epochFile(cfg),
 	})
 	if err != nil {
 		p.shutdown()
@@ -93,6 +114,10 @@ func StartPeer(ctx context.Context, cfg PeerConfig) (*Peer, error) {
 	if err := p.advertise(ctx, cfg.Advertise); err != nil {
 		return nil, errors.Join(err, p.Close())
 	}
+	if err := p.startWeb(cfg.WebAddress, cfg.MetricsToken); err != nil {
+		return nil, errors.Join(err, p.Close())
+	}
+	p.stopMeta = p.refreshMeta()
 	log.Info().Str("api", p.advertised.Load().(string)).Str("gossip", p.node.Addr()).Str("dir", cfg.Dir).Msg("peer started")
 	return p, nil
 }
@@ -104,7 +129,10 @@ func (p *Peer) serve(cfg PeerConfig) error {
 	}
 	p.ln = ln
 	p.advertised.Store(guessAdvertise(cfg.Advertise, ln.Addr().String()))
-	h := peer.NewServer(peer.ServerConfig{Store: p.store, Secret: cfg.Secret, Logger: p.log})
+	p.meter, p.cpu = peer.NewMeter(), cluster.NewCPUSampler()
+	p.draining.Store(fileExists(filepath.Join(cfg.Dir, drainFile)))
+	h := p.meter.Wrap(peer.NewServer(peer.ServerConfig{Store: p.store, Secret: cfg.Secret, Logger: p.log,
+		SendLimit: cfg.SendLimit, Drain: func(ctx context.Context) error { return p.drain(ctx, cfg.Dir) }}))
 	p.http = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		ErrorLog: zerologStd(p.log)}
 	go func() {
@@ -116,12 +144,16 @@ func (p *Peer) serve(cfg PeerConfig) error {
 	return nil
 }
 
-func (p *Peer) nodeMeta(zone string) func() cluster.NodeMeta {
+func (p *Peer) nodeMeta(zone string, capacity uint64) func() cluster.NodeMeta {
 	return func() cluster.NodeMeta {
 		m := cluster.NodeMeta{ID: p.id, Role: cluster.RolePeer, APIAddr: p.advertised.Load().(string), Zone: zone}
-		if capacity, free, err := p.store.Stat(); err == nil {
-			m.Capacity, m.Free = capacity, free
+		if total, free, err := p.store.Stat(); err == nil {
+			m.Capacity, m.Free = total, free
 		}
+		if capacity > 0 {
+			m.Capacity, m.Free = capacity, min(m.Free, capacity)
+		}
+		m.Draining = p.draining.Load()
 		return m
 	}
 }
@@ -180,10 +212,13 @@ func (p *Peer) GossipAddr() string { return p.node.Addr() }
 // Close leaves gossip and stops serving.
 func (p *Peer) Close() error {
 	var err error
+	if p.stopMeta != nil {
+		p.stopMeta()
+	}
 	if p.node != nil {
 		err = p.node.Close()
 	}
-	return errors.Join(err, p.shutdown())
+	return errors.Join(err, p.closeWeb(), p.shutdown())
 }
 
 func (p *Peer) shutdown() error {
@@ -233,4 +268,11 @@ func validID(id string) bool {
 		}
 	}
 	return true
+}
+
+func epochFile(cfg PeerConfig) string {
+	if !cfg.RingEpochs {
+		return ""
+	}
+	return filepath.Join(cfg.Dir, "ring.epoch")
 }

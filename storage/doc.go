@@ -7,6 +7,7 @@
 //	DIR/.tmp/<uuid>                         staging: shards (StageShard) and record
 //	                                        temp files; wiped on Open
 //	DIR/buckets/<bucket>/bucket.meta        bucket record (meta.Marshal)
+//	DIR/buckets/<bucket>/config-<name>.meta bucket configuration (meta.BucketConfig, e.g. cors)
 //	DIR/buckets/<bucket>/obj/<h[:2]>/<h>/   one object; h = hex sha256(key)
 //	    meta                                object record, inline shard bytes included
 //	    <data dir>/part.<N>                 shard file of part N of one version

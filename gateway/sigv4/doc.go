@@ -10,6 +10,12 @@
 //   - presigned query strings (X-Amz-Algorithm, X-Amz-Credential, ...);
 //   - flexible checksums (x-amz-checksum-* headers or trailers).
 //
+// It also accepts the legacy Signature Version 2 (HMAC-SHA1) in its header
+// form ("Authorization: AWS key:signature") and its presigned query form
+// (AWSAccessKeyId, Expires, Signature), path style only, with an unsigned
+// payload; and VerifyPolicy checks the V4 or V2 signature of a browser
+// POST upload's policy document.
+//
 // Contract and invariants:
 //
 //   - Verify only looks at the request line and headers; it never reads the

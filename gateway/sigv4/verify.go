@@ -38,14 +38,14 @@ func (v *Verifier) Verify(r *http.Request) (*Result, error) {
 	case presigned:
 		return v.verifyPresigned(r, q)
 	case hasParam(q, "AWSAccessKeyId") || hasParam(q, "Signature"):
-		return nil, fmt.Errorf("%w: signature version 2 query", ErrUnsupported)
+		return v.verifyV2Query(r)
 	}
 	return nil, ErrMissingAuth
 }
 
 func (v *Verifier) verifyHeader(r *http.Request, h string, q []param) (*Result, error) {
 	if strings.HasPrefix(h, "AWS ") {
-		return nil, fmt.Errorf("%w: signature version 2", ErrUnsupported)
+		return v.verifyV2Header(r, h)
 	}
 	a, err := parseAuthorization(h)
 	if err != nil {

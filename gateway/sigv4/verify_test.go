@@ -222,10 +222,10 @@ func TestVerifyRejects(t *testing.T) {
 			r := newRequest("GET", "http://s3.example.com/b/k", nil)
 			r.Header.Set("Authorization", "AWS "+testAK+":frJIUN8DYpKDtOLCwo//yllqDzg=")
 			return r
-		}, ErrUnsupported, nil},
-		{"sigv2 query", func(t *testing.T) *http.Request {
+		}, ErrMalformed, nil},
+		{"sigv2 query expired", func(t *testing.T) *http.Request {
 			return newRequest("GET", "http://s3.example.com/b/k?AWSAccessKeyId=AK&Expires=1&Signature=x", nil)
-		}, ErrUnsupported, nil},
+		}, ErrExpired, nil},
 		{"malformed authorization", func(t *testing.T) *http.Request {
 			r := ok(t)
 			r.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential="+testAK+"/20240301/us-east-1/s3/aws4_request")

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Runs the real S3 clients (aws-cli v1 and v2, boto3 of two generations,
+# rclone, s3cmd) against a real `tessera server`, over http and https.
+# Installs the Debian packages it needs. Exits non-zero on any failure.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CLIENTS="$ROOT/e2e/clients"
+SUITES=${SUITES:-"awscli-v1 awscli-v2 boto3-pip boto3-deb rclone s3cmd"}
+SCHEMES=${SCHEMES:-"http https"}
+
+install_packages() {
+	local missing=()
+	[ -x /usr/bin/aws ] || missing+=(awscli)
+	command -v rclone >/dev/null || missing+=(rclone)
+	command -v s3cmd >/dev/null || missing+=(s3cmd)
+	/usr/bin/python3 -c 'import boto3' 2>/dev/null || missing+=(python3-boto3)
+	command -v openssl >/dev/null || missing+=(openssl)
+	command -v curl >/dev/null || missing+=(curl)
+	if [ ${#missing[@]} -gt 0 ]; then
+		export DEBIAN_FRONTEND=noninteractive
+		timeout 600 apt-get update -qq
+		timeout 900 apt-get install -y -qq --no-install-recommends "${missing[@]}"
+	fi
+}
+
+install_packages
+
+WORK=$(mktemp -d /tmp/tessera-clients.XXXXXX)
+SERVER_PID=""
+cleanup() {
+	if [ -n "$SERVER_PID" ]; then
+		kill -INT "$SERVER_PID" 2>/dev/null || true
+		wait "$SERVER_PID" 2>/dev/null || true
+	fi
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+(cd "$ROOT" && go build -o "$WORK/tessera" .)
+
+# A self-signed certificate for 127.0.0.1 and localhost.
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=127.0.0.1" \
+	-addext "subjectAltName=IP:127.0.0.1,DNS:localhost" \
+	-keyout "$WORK/key.pem" -out "$WORK/cert.pem" 2>/dev/null
+
+# start_server SCHEME: starts tessera in a fresh directory and exports
+# ENDPOINT, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.
+start_server() {
+	local scheme=$1 dir="$WORK/data-$1" out="$WORK/server-$1.out"
+	local tls=()
+	[ "$scheme" = https ] && tls=(--tls-cert "$WORK/cert.pem" --tls-key "$WORK/key.pem")
+	mkdir -p "$dir"
+	TESSERA_ACCESS_KEY=clientsaccesskey TESSERA_SECRET_KEY=clientssecretkey0123456789 \
+		"$WORK/tessera" server "$dir" --address 127.0.0.1:0 --web-address 127.0.0.1:0 \
+		--log-level warn "${tls[@]}" >"$out" 2>"$WORK/server-$scheme.log" &
+	SERVER_PID=$!
+	for _ in $(seq 1 300); do
+		if grep -q '^SecretKey:' "$out"; then break; fi
+		if ! kill -0 "$SERVER_PID" 2>/dev/null; then cat "$WORK/server-$scheme.log"; exit 1; fi
+		sleep 0.1
+	done
+	ENDPOINT=$(sed -n 's/^S3 endpoint: //p' "$out")
+	export ENDPOINT
+	export AWS_ACCESS_KEY_ID=$(sed -n 's/^AccessKey: //p' "$out")
+	export AWS_SECRET_ACCESS_KEY=$(sed -n 's/^SecretKey: //p' "$out")
+	export AWS_DEFAULT_REGION=us-east-1 AWS_REGION=us-east-1
+	echo "== tessera server at $ENDPOINT"
+}
+
+stop_server() {
+	kill -INT "$SERVER_PID" 2>/dev/null || true
+	wait "$SERVER_PID" 2>/dev/null || true
+	SERVER_PID=""
+}
+
+# Clients must never read the developer's own configuration.
+export HOME="$WORK/home" AWS_CONFIG_FILE="$WORK/home/aws-config" AWS_SHARED_CREDENTIALS_FILE="$WORK/home/aws-creds"
+mkdir -p "$HOME"
+export CERT="$WORK/cert.pem" WORK CLIENTS
+
+declare -A RESULT
+failed=0
+start=$(date +%s)
+for scheme in $SCHEMES; do
+	start_server "$scheme"
+	export SCHEME=$scheme
+	if [ "$scheme" = https ]; then export AWS_CA_BUNDLE="$CERT"; else unset AWS_CA_BUNDLE; fi
+	for suite in $SUITES; do
+		t0=$(date +%s)
+		echo "== $suite over $scheme"
+		set +e
+		case $suite in
+		awscli-v1) AWS="$(command -v aws)" timeout 900 bash "$CLIENTS/awscli.sh" ;;
+		awscli-v2) AWS=/usr/bin/aws timeout 900 bash "$CLIENTS/awscli.sh" ;;
+		boto3-pip) timeout 600 python3 "$CLIENTS/boto3_suite.py" ;;
+		boto3-deb) timeout 600 /usr/bin/python3 "$CLIENTS/boto3_suite.py" ;;
+		rclone) timeout 600 bash "$CLIENTS/rclone.sh" ;;
+		s3cmd) timeout 600 bash "$CLIENTS/s3cmd.sh" ;;
+		*) echo "unknown suite $suite"; false ;;
+		esac
+		rc=$?
+		set -e
+		if [ $rc -eq 0 ]; then RESULT["$suite/$scheme"]="PASS ($(( $(date +%s) - t0 ))s)"; else
+			RESULT["$suite/$scheme"]="FAIL rc=$rc"; failed=1; fi
+		echo "== $suite over $scheme: ${RESULT[$suite/$scheme]}"
+	done
+	stop_server
+	if [ $failed -ne 0 ]; then tail -50 "$WORK/server-$scheme.log" || true; fi
+done
+echo "== summary ($(( $(date +%s) - start ))s)"
+for k in "${!RESULT[@]}"; do echo "$k: ${RESULT[$k]}"; done | sort
+exit $failed

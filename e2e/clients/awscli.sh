@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# aws-cli suite: what users of `aws s3` and `aws s3api` run. Needs ENDPOINT,
+# AWS credentials, AWS (the aws binary) and WORK; SCHEME=https also AWS_CA_BUNDLE.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+VER=$("$AWS" --version 2>&1 | sed -n 's#^aws-cli/\([0-9]*\)\..*#\1#p')
+B="awscli-v$VER-$SCHEME-$RANDOM"
+T=$(mktemp -d "$WORK/awscli.XXXX")
+aws() { "$AWS" --endpoint-url "$ENDPOINT" "$@"; }
+echo "aws-cli $("$AWS" --version 2>&1)"
+
+check "s3 mb" aws s3 mb "s3://$B"
+expect_fail "s3 mb twice" "BucketAlreadyOwnedByYou" aws s3 mb "s3://$B"
+
+head -c $((200 << 20)) /dev/urandom >"$T/big"
+check "s3 cp up 200MiB (multipart)" aws s3 cp --only-show-errors "$T/big" "s3://$B/big/file.bin"
+check "s3 cp down 200MiB" aws s3 cp --only-show-errors "s3://$B/big/file.bin" "$T/big.down"
+check "200MiB round trip identical" same "$T/big" "$T/big.down"
+check "multipart ETag has part count" bash -c "\"$AWS\" --endpoint-url $ENDPOINT s3api head-object --bucket $B --key big/file.bin --query ETag --output text | grep -q -- '-[0-9]'"
+rm -f "$T/big" "$T/big.down"
+
+make_tree "$T/tree" 500
+check "s3 sync up 500 files" aws s3 sync --only-show-errors "$T/tree" "s3://$B/tree"
+check "s3 ls --recursive counts 500" bash -c "equals 500 \$(\"$AWS\" --endpoint-url $ENDPOINT s3 ls --recursive s3://$B/tree/ | wc -l)"
+check "s3 sync down 500 files" aws s3 sync --only-show-errors "s3://$B/tree" "$T/tree.down"
+check "sync round trip identical" same_tree "$T/tree" "$T/tree.down"
+check "s3 sync again uploads nothing" bash -c "test -z \"\$(\"$AWS\" --endpoint-url $ENDPOINT s3 sync $T/tree s3://$B/tree)\""
+
+check "list-objects-v2 page of 100" bash -c "
+	out=\$(\"$AWS\" --endpoint-url $ENDPOINT s3api list-objects-v2 --bucket $B --prefix tree/ --max-keys 100 --no-paginate --output json)
+	echo \"\$out\" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"IsTruncated\"] and d[\"NextContinuationToken\"] and len(d[\"Contents\"])==100, d.keys()'"
+check "list-objects-v2 paginated (page-size 73) sees 500" bash -c "equals 500 \$(\"$AWS\" --endpoint-url $ENDPOINT s3api list-objects-v2 --bucket $B --prefix tree/ --page-size 73 --query 'Contents[].Key' --output text | wc -w)"
+check "list-objects v1 paginated sees 500" bash -c "equals 500 \$(\"$AWS\" --endpoint-url $ENDPOINT s3api list-objects --bucket $B --prefix tree/ --page-size 111 --query 'Contents[].Key' --output text | wc -w)"
+check "delimiter lists 7 prefixes" bash -c "equals 7 \$(\"$AWS\" --endpoint-url $ENDPOINT s3api list-objects-v2 --bucket $B --prefix tree/ --delimiter / --query 'length(CommonPrefixes)' --output text)"
+
+printf 'hello presign\n' >"$T/small"
+check "s3 cp small" aws s3 cp --only-show-errors "$T/small" "s3://$B/small.txt"
+check "s3 presign + curl" bash -c "url=\$(\"$AWS\" --endpoint-url $ENDPOINT s3 presign s3://$B/small.txt --expires-in 300) && curl -sSf $(curl_opts) \"\$url\" | cmp - $T/small"
+check "presign of missing key gives 404" bash -c "url=\$(\"$AWS\" --endpoint-url $ENDPOINT s3 presign s3://$B/missing --expires-in 300) && test \$(curl -s -o /dev/null -w '%{http_code}' $(curl_opts) \"\$url\") = 404"
+
+check "s3api put-object --checksum-algorithm CRC32" aws s3api put-object --bucket "$B" --key crc.txt --body "$T/small" --checksum-algorithm CRC32
+CRC=$(python3 -c 'import zlib,base64,sys; print(base64.b64encode(zlib.crc32(open(sys.argv[1],"rb").read()).to_bytes(4,"big")).decode())' "$T/small")
+check "head-object --checksum-mode ENABLED returns CRC32" bash -c "equals $CRC \$(\"$AWS\" --endpoint-url $ENDPOINT s3api head-object --bucket $B --key crc.txt --checksum-mode ENABLED --query ChecksumCRC32 --output text)"
+check "s3api head-object size" bash -c "equals \$(stat -c %s $T/small) \$(\"$AWS\" --endpoint-url $ENDPOINT s3api head-object --bucket $B --key small.txt --query ContentLength --output text)"
+check "put-object keeps metadata and headers" aws s3api put-object --bucket "$B" --key meta.txt --body "$T/small" \
+	--metadata color=blue --cache-control max-age=60 --content-disposition 'attachment; filename="x.txt"' --content-type text/plain
+check "head-object returns metadata" bash -c "\"$AWS\" --endpoint-url $ENDPOINT s3api head-object --bucket $B --key meta.txt --output json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"Metadata\"]=={\"color\":\"blue\"} and d[\"CacheControl\"]==\"max-age=60\" and d[\"ContentType\"]==\"text/plain\", d'"
+expect_fail "head-object missing is 404" "404\|Not Found" aws s3api head-object --bucket "$B" --key nope
+expect_fail "get-object missing is NoSuchKey" "NoSuchKey" aws s3api get-object --bucket "$B" --key nope "$T/nope"
+
+if "$AWS" s3api put-object help 2>/dev/null | grep -q -- "--if-none-match"; then
+	check "conditional put creates" aws s3api put-object --bucket "$B" --key cond.txt --body "$T/small" --if-none-match '*'
+	expect_fail "conditional put refuses overwrite" "PreconditionFailed" aws s3api put-object --bucket "$B" --key cond.txt --body "$T/small" --if-none-match '*'
+else
+	echo "skip conditional put: this aws-cli has no --if-none-match"
+fi
+check "copy-object" aws s3api copy-object --bucket "$B" --key copy.txt --copy-source "$B/small.txt"
+check "s3 cp s3->s3 copy identical" bash -c "\"$AWS\" --endpoint-url $ENDPOINT s3 cp s3://$B/copy.txt - | cmp - $T/small"
+check "put-object-tagging" aws s3api put-object-tagging --bucket "$B" --key small.txt --tagging 'TagSet=[{Key=k,Value=v}]'
+check "get-object-tagging" bash -c "equals k=v \$(\"$AWS\" --endpoint-url $ENDPOINT s3api get-object-tagging --bucket $B --key small.txt --query 'TagSet[0].[Key,Value]' --output text | tr '\t' =)"
+check "get-bucket-location" aws s3api get-bucket-location --bucket "$B"
+check "get-bucket-versioning" aws s3api get-bucket-versioning --bucket "$B"
+check "list-multipart-uploads" aws s3api list-multipart-uploads --bucket "$B"
+
+check "s3 rm --recursive" aws s3 rm --only-show-errors --recursive "s3://$B"
+check "bucket is empty" bash -c "equals 0 \$(\"$AWS\" --endpoint-url $ENDPOINT s3 ls --recursive s3://$B | wc -l)"
+check "s3 rb" aws s3 rb "s3://$B"
+expect_fail "ls of removed bucket is NoSuchBucket" "NoSuchBucket" aws s3 ls "s3://$B"
+rm -rf "$T"
+finish

@@ -1,0 +1,197 @@
+package gateway
+
+import (
+	"bytes"
+	"encoding/xml"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// S3's limits on a CORS configuration.
+const (
+	s3Namespace  = "http://s3.amazonaws.com/doc/2006-03-01/"
+	maxCORSRules = 100
+	maxCORSID    = 255
+)
+
+// corsConfig is the PutBucketCors body and GetBucketCors answer. Stored
+// configurations are re-encoded from this type, so what GET returns is
+// what validation accepted.
+type corsConfig struct {
+	XMLName xml.Name   `xml:"CORSConfiguration"`
+	Xmlns   string     `xml:"xmlns,attr,omitempty"`
+	Rules   []corsRule `xml:"CORSRule"`
+}
+
+type corsRule struct {
+	ID             string   `xml:"ID,omitempty"`
+	AllowedHeaders []string `xml:"AllowedHeader,omitempty"`
+	AllowedMethods []string `xml:"AllowedMethod"`
+	AllowedOrigins []string `xml:"AllowedOrigin"`
+	ExposeHeaders  []string `xml:"ExposeHeader,omitempty"`
+	MaxAgeSeconds  *int     `xml:"MaxAgeSeconds,omitempty"`
+}
+
+var corsMethods = map[string]bool{
+	http.MethodGet: true, http.MethodPut: true, http.MethodPost: true,
+	http.MethodDelete: true, http.MethodHead: true,
+}
+
+// parseCORS decodes and validates a CORS configuration the way S3 does:
+// structural problems are MalformedXML, unsupported values InvalidRequest.
+func parseCORS(body []byte) (*corsConfig, error) {
+	var c corsConfig
+	if err := xml.NewDecoder(bytes.NewReader(body)).Decode(&c); err != nil {
+		return nil, apiErr(errMalformedXML)
+	}
+	if c.XMLName.Local != "CORSConfiguration" || len(c.Rules) == 0 || len(c.Rules) > maxCORSRules {
+		return nil, apiErr(errMalformedXML)
+	}
+	for i := range c.Rules {
+		if err := c.Rules[i].validate(); err != nil {
+			return nil, err
+		}
+	}
+	c.Xmlns = s3Namespace
+	return &c, nil
+}
+
+func (r *corsRule) validate() error {
+	if len(r.AllowedMethods) == 0 || len(r.AllowedOrigins) == 0 {
+		return apiErr(errMalformedXML)
+	}
+	if len(r.ID) > maxCORSID {
+		return apiErrf(errInvalidRequest, "The ID of a CORSRule can not be longer than 255 characters.")
+	}
+	if r.MaxAgeSeconds != nil && *r.MaxAgeSeconds < 0 {
+		return apiErr(errMalformedXML)
+	}
+	for i, m := range r.AllowedMethods {
+		r.AllowedMethods[i] = strings.TrimSpace(m)
+		if !corsMethods[r.AllowedMethods[i]] {
+			return apiErrf(errInvalidRequest, "Found unsupported HTTP method in CORS config. Unsupported method is %s", m)
+		}
+	}
+	for i, o := range r.AllowedOrigins {
+		r.AllowedOrigins[i] = strings.TrimSpace(o)
+		if strings.Count(o, "*") > 1 {
+			return apiErrf(errInvalidRequest, "AllowedOrigin %q can not have more than one wildcard.", o)
+		}
+	}
+	for i, h := range r.AllowedHeaders {
+		r.AllowedHeaders[i] = strings.TrimSpace(h)
+		if strings.Count(h, "*") > 1 {
+			return apiErrf(errInvalidRequest, "AllowedHeader %q can not have more than one wildcard.", h)
+		}
+	}
+	for i, h := range r.ExposeHeaders {
+		r.ExposeHeaders[i] = strings.TrimSpace(h)
+		if strings.Contains(h, "*") {
+			return apiErrf(errInvalidRequest, "ExposeHeader %q contains wildcard. We currently do not support wildcard for ExposeHeader.", h)
+		}
+	}
+	return nil
+}
+
+// wildMatch matches s against a pattern with at most one "*" standing for
+// any run of characters.
+func wildMatch(pattern, s string) bool {
+	before, after, ok := strings.Cut(pattern, "*")
+	if !ok {
+		return pattern == s
+	}
+	return len(s) >= len(before)+len(after) && strings.HasPrefix(s, before) && strings.HasSuffix(s, after)
+}
+
+// match returns the first rule allowing origin, method and every one of
+// headers (header names compare case-insensitively, origins exactly).
+func (c *corsConfig) match(origin, method string, headers []string) *corsRule {
+	for i := range c.Rules {
+		r := &c.Rules[i]
+		if r.allowsOrigin(origin) && r.allowsMethod(method) && r.allowsHeaders(headers) {
+			return r
+		}
+	}
+	return nil
+}
+
+func (r *corsRule) allowsOrigin(origin string) bool {
+	for _, o := range r.AllowedOrigins {
+		if wildMatch(o, origin) {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *corsRule) allowsMethod(method string) bool {
+	for _, m := range r.AllowedMethods {
+		if m == method {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *corsRule) allowsHeaders(headers []string) bool {
+	for _, h := range headers {
+		ok := false
+		for _, a := range r.AllowedHeaders {
+			if wildMatch(strings.ToLower(a), strings.ToLower(h)) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// setAllowOrigin writes the headers every CORS answer from rule carries.
+// A rule open to every origin answers "*" without credentials, as S3 does;
+// a named origin is echoed and credentials allowed.
+func (r *corsRule) setAllowOrigin(h http.Header, origin string) {
+	wildcard := false
+	for _, o := range r.AllowedOrigins {
+		if o == "*" {
+			wildcard = true
+		}
+	}
+	if wildcard {
+		h.Set("Access-Control-Allow-Origin", "*")
+	} else {
+		h.Set("Access-Control-Allow-Origin", origin)
+		h.Set("Access-Control-Allow-Credentials", "true")
+	}
+	if len(r.ExposeHeaders) > 0 {
+		h.Set("Access-Control-Expose-Headers", strings.Join(r.ExposeHeaders, ", "))
+	}
+}
+
+// setPreflight writes a successful preflight answer's headers.
+func (r *corsRule) setPreflight(h http.Header, origin string, headers []string) {
+	r.setAllowOrigin(h, origin)
+	h.Set("Access-Control-Allow-Methods", strings.Join(r.AllowedMethods, ", "))
+	if len(headers) > 0 {
+		h.Set("Access-Control-Allow-Headers", strings.Join(headers, ", "))
+	}
+	if r.MaxAgeSeconds != nil {
+		h.Set("Access-Control-Max-Age", strconv.Itoa(*r.MaxAgeSeconds))
+	}
+}
+
+// requestHeaders splits Access-Control-Request-Headers into names.
+func requestHeaders(v []string) []string {
+	var out []string
+	for _, line := range v {
+		for _, h := range strings.Split(line, ",") {
+			if h = strings.TrimSpace(h); h != "" {
+				out = append(out, strings.ToLower(h))
+			}
+		}
+	}
+	return out
+}

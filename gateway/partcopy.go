@@ -1,0 +1,113 @@
+package gateway
+
+import (
+	"context"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"tessera/object"
+)
+
+type copyPartResult struct {
+	XMLName      xml.Name `xml:"http://s3.amazonaws.com/doc/2006-03-01/ CopyPartResult"`
+	LastModified string   `xml:"LastModified"`
+	ETag         string   `xml:"ETag"`
+}
+
+// parseCopySourceRange reads x-amz-copy-source-range ("bytes=first-last",
+// both bounds required, as S3) against the source size.
+func parseCopySourceRange(v string, size int64) (off, length int64, err error) {
+	if v == "" {
+		return 0, size, nil
+	}
+	spec, ok := strings.CutPrefix(v, "bytes=")
+	first, last, ok2 := strings.Cut(spec, "-")
+	a, okA := parseDigits(first)
+	b, okB := parseDigits(last)
+	if !ok || !ok2 || !okA || !okB || a > b {
+		return 0, 0, apiErrf(errInvalidArgument, "The x-amz-copy-source-range value must be of the form bytes=first-last.")
+	}
+	if b >= size {
+		return 0, 0, apiErrf(errInvalidArgument, "Range specified is not valid for source object of size: %d", size)
+	}
+	return a, b - a + 1, nil
+}
+
+// uploadPartCopy fills a part from a byte range of an existing object,
+// streaming it from the source's shards into the part's through a pipe.
+func (g *gateway) uploadPartCopy(w http.ResponseWriter, r *http.Request) error {
+	bucket, key, err := objectParams(r)
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	number, err := parsePartNumber(q)
+	if err != nil {
+		return err
+	}
+	srcBucket, srcKey, err := parseCopySource(r.Header.Get("X-Amz-Copy-Source"))
+	if err != nil {
+		return err
+	}
+	info, err := g.be.HeadObject(r.Context(), srcBucket, srcKey)
+	if err != nil {
+		return err
+	}
+	if cond := readPreconditions(r.Header, "X-Amz-Copy-Source-"); cond.present() {
+		if err := cond.check(info); err != nil {
+			return apiErr(errPreconditionFailed)
+		}
+	}
+	off, length, err := parseCopySourceRange(r.Header.Get("X-Amz-Copy-Source-Range"), info.Size)
+	if err != nil {
+		return err
+	}
+	if length > object.MaxPartSize {
+		return apiErr(errEntityTooLarge)
+	}
+	part, err := g.copyRange(r.Context(), srcBucket, srcKey, info.ETag, off, length, func(body io.Reader) (object.PartInfo, error) {
+		return g.be.PutPart(r.Context(), bucket, key, q.Get("uploadId"), number, body, length, nil)
+	})
+	if err != nil {
+		return err
+	}
+	return writeXML(w, http.StatusOK, copyPartResult{LastModified: xmlTime(part.ModTime), ETag: quoteETag(part.ETag)})
+}
+
+// copyRange runs a ranged read of the source and put concurrently. The
+// source must still have etag when the read starts, so a part never mixes
+// two versions of the source.
+func (g *gateway) copyRange(ctx context.Context, bucket, key, etag string, off, length int64,
+	put func(io.Reader) (object.PartInfo, error)) (object.PartInfo, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	pr, pw := io.Pipe()
+	readErr := make(chan error, 1)
+	go func() {
+		err := g.be.GetObject(ctx, bucket, key, func(info object.ObjectInfo) (io.Writer, int64, int64, error) {
+			if info.ETag != etag {
+				return nil, 0, 0, apiErr(errPreconditionFailed)
+			}
+			return pw, off, length, nil
+		})
+		if err != nil {
+			err = fmt.Errorf("read copy source: %w", err)
+		}
+		pw.CloseWithError(err)
+		readErr <- err
+	}()
+	part, err := put(pr)
+	pr.CloseWithError(io.ErrClosedPipe)
+	cancel()
+	// A read that failed only because the put ended first (we closed the
+	// pipe or cancelled) is not a cause; any other read failure is the root
+	// cause of a failed put, or taints a put that raced to success.
+	if rerr := <-readErr; rerr != nil && !errors.Is(rerr, io.ErrClosedPipe) && !errors.Is(rerr, context.Canceled) {
+		return object.PartInfo{}, rerr
+	}
+	return part, err
+}

@@ -26,7 +26,7 @@ const (
 
 // Status reports the cluster as this gateway sees it. Figures no part of
 // the system reports are left nil ("—" on the page): load figures before a
-// member's first gossiped stats, data movement and rebalance progress.
+// member's first gossiped stats.
 func (g *Gateway) Status() web.Status {
 	st := web.Status{Version: buildVersion(), NodeID: g.id, Time: time.Now().UTC(), Code: g.cfg.Code.String(),
 		Nodes: []web.Node{}, Errors: []web.LogLine{}}
@@ -37,6 +37,7 @@ func (g *Gateway) Status() web.Status {
 		pending, done, failed := int64(rs.Pending), int64(rs.Repaired), int64(rs.Failed)
 		st.Repair = web.Progress{Pending: &pending, Done: &done, Failed: &failed}
 	}
+	g.fillRebalance(&st)
 	if g.obs != nil {
 		t := g.obs.s3.Totals()
 		st.S3 = web.S3{Requests: t.Requests, Errors: t.ServerErrors, BytesIn: t.BytesIn, BytesOut: t.BytesOut, InFlight: t.InFlight}
@@ -103,6 +104,21 @@ func (g *Gateway) fillNodes(st *web.Status) {
 		lo, hi := mean*(1-displayBand), mean*(1+displayBand)
 		st.Ring.PMean, st.Ring.PLow, st.Ring.PHigh, st.Ring.BandSource = &mean, &lo, &hi, "display"
 	}
+}
+
+// fillRebalance reports data movement to the current ring epoch. Only the
+// gateway that leads migration moves data; on the others the figures stay
+// at zero and Moving reflects this gateway's own view.
+func (g *Gateway) fillRebalance(st *web.Status) {
+	m := g.migrate
+	if m == nil {
+		return
+	}
+	ms := m.Stats()
+	moving := ms.Running || ms.Target > ms.Done
+	objects, failed := int64(ms.Objects), int64(ms.Failed)
+	st.Rebalance = web.Progress{Done: &objects, Failed: &failed, Running: &moving}
+	st.Ring.Moving = &moving
 }
 
 // fillScheduler reports the policy, GET latency from the S3 middleware,

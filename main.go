@@ -179,6 +179,7 @@ func runPeer(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.Var(&join, "join", "gossip addresses of existing nodes (comma-separated)")
 	fs.Var(sizeFlag{&cfg.Capacity}, "capacity", "capacity to advertise, e.g. 10GiB (default: the filesystem's)")
 	fs.StringVar(&cfg.Zone, "zone", "", "failure domain label; placement spreads shards over zones")
+	fs.IntVar(&cfg.RingWidth, "ring-width", 0, "shards per object (K+M of the gateways' --ec) to balance stored bytes for (default: balance first-choice shares)")
 	fs.StringVar(&cfg.WebAddress, "web-address", "", "health probes and /metrics host:port (default: none)")
 	fs.StringVar(&cfg.MetricsToken, "metrics-token", "", "bearer token required by /metrics (default: open)")
 	fs.Var(timingFlag{&cfg.Timing}, "gossip-timing", "failure detection timing: lan (default) or fast (loopback, tests)")

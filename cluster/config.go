@@ -73,6 +73,12 @@ type Config struct {
 	// ProposeInterval is how often the proposer re-checks the layout, and
 	// the least time between two epochs it mints (2 s).
 	ProposeInterval time.Duration
+	// RingWidth is how many distinct peers each object's shards go to
+	// (data+parity of the code in use). The proposer then balances each
+	// peer's share of stored shards rather than of first choices; see
+	// ring.BalanceConfig.Width. 0 or 1 balances first choices. Every peer
+	// should use the same value, since any of them may become proposer.
+	RingWidth int
 }
 
 // Timing holds the memberlist intervals that decide how fast membership

@@ -37,7 +37,7 @@ func newProposer(n *Node) *proposer {
 	if iv <= 0 {
 		iv = DefaultProposeInterval
 	}
-	return &proposer{n: n, interval: iv}
+	return &proposer{n: n, interval: iv, cfg: ring.BalanceConfig{Width: n.cfg.RingWidth}}
 }
 
 func (p *proposer) tick(now time.Time) {

@@ -45,8 +45,11 @@ type PeerConfig struct {
 	// and keeps the adopted one in Dir. Off (the embedded server), the
 	// ring is every peer seen with weight 1.
 	RingEpochs bool
-	Timing     cluster.Timing
-	Logger     zerolog.Logger
+	// RingWidth is the shard count per object (K+M) the ring epochs
+	// balance stored bytes for; 0 balances first-choice shares.
+	RingWidth int
+	Timing    cluster.Timing
+	Logger    zerolog.Logger
 	// WebAddress, when set, serves /health/live, /health/ready and
 	// /metrics (behind MetricsToken when set); see peerweb.go.
 	WebAddress, MetricsToken string
@@ -105,7 +108,7 @@ func StartPeer(ctx context.Context, cfg PeerConfig) (*Peer, error) {
 	p.node, err = cluster.Start(ctx, cluster.Config{
 		NodeID: id, Role: cluster.RolePeer, BindAddr: cfg.Bind, Join: cfg.Join,
 		Secret: cfg.Secret, Meta: p.nodeMeta(cfg.Zone, cfg.Capacity), Logger: cfg.Logger, Timing: cfg.Timing,
-		Stats: p.stats, Propose: cfg.RingEpochs, EpochFile: epochFile(cfg),
+		Stats: p.stats, Propose: cfg.RingEpochs, EpochFile: epochFile(cfg), RingWidth: cfg.RingWidth,
 	})
 	if err != nil {
 		p.shutdown()

@@ -19,6 +19,14 @@ type BalanceConfig struct {
 	K float64
 	// Rounds caps the single-peer adjustment steps of one call (1000).
 	Rounds int
+	// Width is the number of distinct peers each key is placed on (the
+	// code's data+parity shards). Above 1, Balance evens out each peer's
+	// expected share of stored shards (Ring.StoredShares) instead of its
+	// first-choice share of the circle: with several shards per key those
+	// differ, since a peer holds at most one shard of a key. The target is
+	// then the weight fraction capped at 1/Width, the excess of capped
+	// peers spread over the rest. 0 or 1 balances the first-choice share.
+	Width int
 }
 
 func (c *BalanceConfig) fill() {
@@ -30,6 +38,9 @@ func (c *BalanceConfig) fill() {
 	}
 	if c.Rounds <= 0 {
 		c.Rounds = 1000
+	}
+	if c.Width <= 0 {
+		c.Width = 1
 	}
 }
 
@@ -69,7 +80,7 @@ func Balance(peers []Peer, cfg BalanceConfig) []Peer {
 	if active < 2 {
 		return out
 	}
-	st := &balancer{k: cfg.K, total: total, acting: map[meta.PeerID]bool{},
+	st := &balancer{k: cfg.K, total: total, width: cfg.Width, acting: map[meta.PeerID]bool{},
 		frozen: map[meta.PeerID]bool{}, seen: map[meta.PeerID]map[int]float64{}}
 	for range cfg.Rounds {
 		if !st.step(out) {
@@ -82,6 +93,7 @@ func Balance(peers []Peer, cfg BalanceConfig) []Peer {
 // balancer is the state of one Balance call.
 type balancer struct {
 	k, total float64
+	width    int
 	// acting peers left 1±K and act until back inside 1±K/2.
 	acting map[meta.PeerID]bool
 	// frozen peers hit a cycle: a single token's arc is wider than the
@@ -100,12 +112,13 @@ func (b *balancer) step(peers []Peer) bool {
 	if err != nil {
 		return false
 	}
+	util := b.utilisation(r, peers)
 	worst, worstDev, worstP := -1, 0.0, 0.0
 	for i, p := range peers {
 		if p.Vnodes == 0 || b.frozen[p.ID] {
 			continue
 		}
-		P := r.Share(p.ID) / (p.Weight / b.total)
+		P := util(i)
 		dev := math.Abs(P - 1)
 		b.visit(p.ID, p.Vnodes, dev)
 		band := b.k
@@ -137,6 +150,18 @@ func (b *balancer) step(peers []Peer) bool {
 	}
 	p.Vnodes = next
 	return true
+}
+
+// utilisation returns P = share / target for peers[i] on r: the
+// first-choice share over the weight fraction at width 1, else the stored
+// fraction over its capped target. r's peers are peers (both sorted by ID).
+func (b *balancer) utilisation(r *Ring, peers []Peer) func(i int) float64 {
+	if b.width <= 1 {
+		return func(i int) float64 { return r.Share(peers[i].ID) / (peers[i].Weight / b.total) }
+	}
+	stored := r.storedFractions(b.width)
+	target := storedTargets(r.peers, min(b.width, r.active))
+	return func(i int) float64 { return stored[i] / target[i] }
 }
 
 func (b *balancer) visit(id meta.PeerID, count int, dev float64) {

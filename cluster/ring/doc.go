@@ -14,7 +14,11 @@
 // a positive weight and zero for weight 0 (a decommissioned peer is listed
 // but receives nothing). Peer.Vnodes overrides the computed count; it is
 // the seam for capacity balancing with hysteresis, which adjusts counts per
-// epoch instead of recomputing them from weights.
+// epoch instead of recomputing them from weights. Balance can even out
+// either each peer's first-choice share of the circle or, given the number
+// of distinct peers per key, its expected share of stored shards
+// (Ring.StoredShares), which differs because a peer holds at most one
+// shard of a key: that share is capped at 1/n.
 //
 // The package is pure: no I/O, no goroutines, no logging. A Ring is
 // immutable after New and safe for concurrent use.

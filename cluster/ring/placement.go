@@ -38,9 +38,13 @@ func (r *Ring) Placement(key string, n int) ([]meta.PeerID, error) {
 // because their zone was taken. It stops as soon as the answer is fixed:
 // n peers picked, or every zone used and enough skipped peers to fill.
 func (r *Ring) walk(h uint64, n int) (picked, skipped []int) {
+	return r.walkFrom(r.successor(h), n)
+}
+
+// walkFrom is walk starting at token index start.
+func (r *Ring) walkFrom(start, n int) (picked, skipped []int) {
 	seen := make(map[int]bool, n)
 	usedZones := make(map[string]bool, n)
-	start := r.successor(h)
 	for step := range len(r.tokens) {
 		p := r.tokens[(start+step)%len(r.tokens)].peer
 		if seen[p] {

@@ -1,6 +1,7 @@
 package peer
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -82,6 +83,13 @@ func (s *server) stageShard(w http.ResponseWriter, r *http.Request, _ *query) er
 }
 
 func (s *server) commit(w http.ResponseWriter, r *http.Request, q *query) error {
+	return s.commitWith(w, r, q, s.store.Commit)
+}
+
+// commitWith reads a commit request for the query's key and hands the
+// record to install (Store.Commit or Store.RepairCommit).
+func (s *server) commitWith(w http.ResponseWriter, r *http.Request, q *query,
+	install func(context.Context, *meta.Object, []string) error) error {
 	bucket, key := q.bucket(), q.key()
 	if q.err != nil {
 		return q.err
@@ -96,7 +104,7 @@ func (s *server) commit(w http.ResponseWriter, r *http.Request, q *query) error 
 		return fmt.Errorf("%w: record does not match %s/%s", storage.ErrInvalidArgument, bucket, key)
 	}
 	o.Inline = inline
-	if err := s.store.Commit(r.Context(), o, req.Staged); err != nil {
+	if err := install(r.Context(), o, req.Staged); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -14,25 +14,7 @@ import (
 const pathRepair = "/v1/repair"
 
 func (s *server) repairCommit(w http.ResponseWriter, r *http.Request, q *query) error {
-	bucket, key := q.bucket(), q.key()
-	if q.err != nil {
-		return q.err
-	}
-	var req commitRequest
-	inline, err := readRecord(w, r, &req)
-	if err != nil {
-		return err
-	}
-	o := req.Object
-	if o == nil || o.Bucket != bucket || o.Key != key {
-		return fmt.Errorf("%w: record does not match %s/%s", storage.ErrInvalidArgument, bucket, key)
-	}
-	o.Inline = inline
-	if err := s.store.RepairCommit(r.Context(), o, req.Staged); err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
+	return s.commitWith(w, r, q, s.store.RepairCommit)
 }
 
 // pathRelabel rewrites the record of the held version (storage.Relabel);

@@ -47,6 +47,15 @@ func checkObject(o *meta.Object, nStaged int) error {
 // successful or stale commit consumes the staged ids; after any other
 // failure they stay usable for a retry.
 func (s *Store) Commit(ctx context.Context, o *meta.Object, staged []string) error {
+	return s.commitStaged(ctx, "commit", o, staged, false)
+}
+
+// commitStaged validates o and its staged ids, then installs them under the
+// key's lock; sameStamp also accepts a record with the held stamp (repair).
+// A successful or stale install consumes the staged files: a write that
+// lost can never be committed, and after any other failure they stay for a
+// retry.
+func (s *Store) commitStaged(ctx context.Context, op string, o *meta.Object, staged []string, sameStamp bool) error {
 	if err := s.check(ctx); err != nil {
 		return err
 	}
@@ -64,18 +73,14 @@ func (s *Store) Commit(ctx context.Context, o *meta.Object, staged []string) err
 	for i, id := range staged {
 		srcs[i] = s.stagedPath(id)
 	}
-	err := s.install(o, srcs, ErrStagedNotFound)
-	if errors.Is(err, meta.ErrStale) {
-		// The write lost; its shards can never be committed.
+	err := s.installIf(o, srcs, ErrStagedNotFound, sameStamp)
+	if err == nil || errors.Is(err, meta.ErrStale) {
 		for _, p := range srcs {
 			os.Remove(p)
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("commit %s/%s: %w", o.Bucket, o.Key, err)
-	}
-	for _, p := range srcs {
-		os.Remove(p)
+		return fmt.Errorf("%s %s/%s: %w", op, o.Bucket, o.Key, err)
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,33 +15,7 @@ import (
 // newer current record still wins (meta.ErrStale, nothing changes), so a
 // repair racing an overwrite can never bring the old version back.
 func (s *Store) RepairCommit(ctx context.Context, o *meta.Object, staged []string) error {
-	if err := s.check(ctx); err != nil {
-		return err
-	}
-	if err := checkObject(o, len(staged)); err != nil {
-		return err
-	}
-	for _, id := range staged {
-		if !validTmpID(id) {
-			return invalid("staged id %q", id)
-		}
-	}
-	unlock := s.lockKey(o.Bucket, o.Key)
-	defer unlock()
-	srcs := make([]string, len(staged))
-	for i, id := range staged {
-		srcs[i] = s.stagedPath(id)
-	}
-	err := s.installIf(o, srcs, ErrStagedNotFound, true)
-	if err == nil || errors.Is(err, meta.ErrStale) {
-		for _, p := range srcs {
-			os.Remove(p)
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("repair commit %s/%s: %w", o.Bucket, o.Key, err)
-	}
-	return nil
+	return s.commitStaged(ctx, "repair commit", o, staged, true)
 }
 
 // ShardFile is one part file of a stored version, as Inspect reports it.

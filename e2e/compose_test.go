@@ -3,8 +3,10 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -113,6 +115,10 @@ func TestDockerCompose(t *testing.T) {
 
 	mc, _ := newMinio(t, fmt.Sprintf("127.0.0.1:%d", s3Port), "composeaccess", "composesecret-0123456789")
 	ctx := context.Background()
+	// Peers start in any order and the first ring epoch may be minted
+	// before all six joined; an operator waits for the ring to hold every
+	// peer, and so does this test.
+	waitRing(t, fmt.Sprintf("http://127.0.0.1:%d/api/status", webPort), "composeaccess", "composesecret-0123456789", 6)
 	waitFor(t, 90*time.Second, "cluster accepts a bucket", func() error {
 		return mc.MakeBucket(ctx, "compose", minio.MakeBucketOptions{})
 	})
@@ -176,6 +182,46 @@ func TestDockerCompose(t *testing.T) {
 		return err
 	})
 	readAll("partition healed", "")
+}
+
+// waitRing polls the status API until the ring has an epoch naming peers
+// peers and it has stayed the same for a few seconds.
+func waitRing(t *testing.T, url, user, pass string, peers int) {
+	t.Helper()
+	type status struct {
+		Ring struct {
+			Epoch *uint64 `json:"epoch"`
+			Peers int     `json:"peers"`
+		} `json:"ring"`
+	}
+	hc := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{}}
+	defer hc.CloseIdleConnections()
+	var last uint64
+	stable := 0
+	waitFor(t, 120*time.Second, fmt.Sprintf("a settled ring epoch with %d peers", peers), func() error {
+		req, _ := http.NewRequest("GET", url, nil)
+		req.SetBasicAuth(user, pass)
+		resp, err := hc.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		var st status
+		if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+			return fmt.Errorf("status %d: %w", resp.StatusCode, err)
+		}
+		if st.Ring.Epoch == nil || *st.Ring.Epoch == 0 || st.Ring.Peers != peers {
+			stable = 0
+			return fmt.Errorf("ring epoch %v with %d peers", st.Ring.Epoch, st.Ring.Peers)
+		}
+		if *st.Ring.Epoch != last {
+			last, stable = *st.Ring.Epoch, 0
+		}
+		if stable++; stable < 8 { // about 4 s unchanged
+			return fmt.Errorf("epoch %d not yet settled", last)
+		}
+		return nil
+	})
 }
 
 // waitFor polls f until it succeeds or the deadline passes.

@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"strconv"
@@ -25,10 +27,10 @@ func benchWrite(b *testing.B, mc *minio.Client, set *objectSet, prefix string, m
 	ctx := context.Background()
 	for i := range mib / 4 {
 		data := payload(int64(i), 4<<20)
-		if _, err := mc.PutObject(ctx, set.bucket, fmt.Sprintf("%s/%04d", prefix, i), bytesReader(data), int64(len(data)), minio.PutObjectOptions{}); err != nil {
+		if _, err := mc.PutObject(ctx, set.bucket, fmt.Sprintf("%s/%04d", prefix, i), bytes.NewReader(data), int64(len(data)), minio.PutObjectOptions{}); err != nil {
 			b.Fatal(err)
 		}
-		set.live[fmt.Sprintf("%s/%04d", prefix, i)] = sha256Sum(data)
+		set.live[fmt.Sprintf("%s/%04d", prefix, i)] = sha256.Sum256(data)
 	}
 }
 

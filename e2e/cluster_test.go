@@ -141,23 +141,9 @@ func TestClusterKillAndRepair(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts seven tessera processes; run without -short")
 	}
-	c := newProcCluster(t)
-	gw := c.startGateway()
-	for range 6 {
-		c.startPeer()
-	}
-	c.waitAlive(6)
-	c.waitEpoch(6)
-	mc, _ := newMinio(t, gw.api, c.access, c.secret)
-	ctx := context.Background()
 	const bucket = "cluster"
-	waitUntil(t, 30*time.Second, "bucket created", func() bool {
-		return mc.MakeBucket(ctx, bucket, minio.MakeBucketOptions{}) == nil
-	})
-	set := newObjectSet(bucket)
-	for i := range 200 {
-		set.put(ctx, t, mc, fmt.Sprintf("obj/%03d", i), int64(i))
-	}
+	c, mc, set := bootLoaded(t, 6, bucket, 200)
+	ctx := context.Background()
 	if msg := set.redundancy(c.peers, 6); msg != "" {
 		t.Fatalf("before any failure: %s", msg)
 	}
@@ -267,9 +253,3 @@ func listed(ctx context.Context, t testing.TB, mc *minio.Client, bucket, key str
 	}
 	return found
 }
-
-func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
-
-func sha256Sum(b []byte) [32]byte { return sha256.Sum256(b) }
-
-func copyAll(w io.Writer, r io.Reader) (int64, error) { return io.Copy(w, r) }

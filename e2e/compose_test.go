@@ -225,7 +225,7 @@ func waitRing(t *testing.T, url, user, pass string, peers int) {
 }
 
 // waitFor polls f until it succeeds or the deadline passes.
-func waitFor(t *testing.T, limit time.Duration, what string, f func() error) {
+func waitFor(t testing.TB, limit time.Duration, what string, f func() error) {
 	t.Helper()
 	deadline := time.Now().Add(limit)
 	for {

@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -14,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/minio/minio-go/v7"
 )
 
 // procCluster is a cluster of separate `tessera peer` and `tessera
@@ -252,11 +256,34 @@ func tail(path string, lines int) string {
 
 func waitUntil(t testing.TB, d time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting until %s", d, what)
+	waitFor(t, d, what, func() error {
+		if cond() {
+			return nil
 		}
-		time.Sleep(100 * time.Millisecond)
+		return errors.New("not yet")
+	})
+}
+
+// bootLoaded starts a gateway and n peers, waits until all are alive on a
+// settled ring epoch naming them, creates bucket and writes count objects
+// obj/000, obj/001, ... through the gateway.
+func bootLoaded(t *testing.T, n int, bucket string, count int) (*procCluster, *minio.Client, *objectSet) {
+	t.Helper()
+	c := newProcCluster(t)
+	gw := c.startGateway()
+	for range n {
+		c.startPeer()
 	}
+	c.waitAlive(n)
+	c.waitEpoch(n)
+	mc, _ := newMinio(t, gw.api, c.access, c.secret)
+	ctx := context.Background()
+	waitUntil(t, 30*time.Second, "bucket created", func() bool {
+		return mc.MakeBucket(ctx, bucket, minio.MakeBucketOptions{}) == nil
+	})
+	set := newObjectSet(bucket)
+	for i := range count {
+		set.put(ctx, t, mc, fmt.Sprintf("obj/%03d", i), int64(i))
+	}
+	return c, mc, set
 }

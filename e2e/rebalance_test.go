@@ -1,10 +1,13 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -67,23 +70,9 @@ func TestClusterJoinMovesData(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts eight tessera processes; run without -short")
 	}
-	c := newProcCluster(t)
-	gw := c.startGateway()
-	for range 6 {
-		c.startPeer()
-	}
-	c.waitAlive(6)
-	c.waitEpoch(6)
-	mc, _ := newMinio(t, gw.api, c.access, c.secret)
-	ctx := context.Background()
 	const bucket = "rebalance"
-	waitUntil(t, 30*time.Second, "bucket created", func() bool {
-		return mc.MakeBucket(ctx, bucket, minio.MakeBucketOptions{}) == nil
-	})
-	set := newObjectSet(bucket)
-	for i := range 120 {
-		set.put(ctx, t, mc, fmt.Sprintf("obj/%03d", i), int64(i))
-	}
+	c, mc, set := bootLoaded(t, 6, bucket, 120)
+	ctx := context.Background()
 	before := map[string][]meta.PeerID{}
 	for key := range set.live {
 		hs := holders(c.peers, bucket, key)
@@ -190,10 +179,10 @@ func peerID(t *testing.T, p *proc) string {
 
 func tryPut(ctx context.Context, mc *minio.Client, s *objectSet, key string, seed int64) error {
 	data := payload(seed, clusterSizes[int(seed)%len(clusterSizes)])
-	if _, err := mc.PutObject(ctx, s.bucket, key, bytesReader(data), int64(len(data)), minio.PutObjectOptions{}); err != nil {
+	if _, err := mc.PutObject(ctx, s.bucket, key, bytes.NewReader(data), int64(len(data)), minio.PutObjectOptions{}); err != nil {
 		return fmt.Errorf("put %s: %w", key, err)
 	}
-	s.live[key] = sha256Sum(data)
+	s.live[key] = sha256.Sum256(data)
 	return nil
 }
 
@@ -204,7 +193,7 @@ func tryGet(ctx context.Context, mc *minio.Client, bucket, key string, want [32]
 	}
 	defer obj.Close()
 	h := newHash()
-	if _, err := copyAll(h, obj); err != nil {
+	if _, err := io.Copy(h, obj); err != nil {
 		return fmt.Errorf("get %s: %w", key, err)
 	}
 	if h.sum() != want {
@@ -232,23 +221,9 @@ func TestClusterDecommission(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts eight tessera processes; run without -short")
 	}
-	c := newProcCluster(t)
-	gw := c.startGateway()
-	for range 7 {
-		c.startPeer()
-	}
-	c.waitAlive(7)
-	c.waitEpoch(7)
-	mc, _ := newMinio(t, gw.api, c.access, c.secret)
-	ctx := context.Background()
 	const bucket = "decom"
-	waitUntil(t, 30*time.Second, "bucket created", func() bool {
-		return mc.MakeBucket(ctx, bucket, minio.MakeBucketOptions{}) == nil
-	})
-	set := newObjectSet(bucket)
-	for i := range 80 {
-		set.put(ctx, t, mc, fmt.Sprintf("obj/%03d", i), int64(i))
-	}
+	c, mc, set := bootLoaded(t, 7, bucket, 80)
+	ctx := context.Background()
 	victim := c.peers[6]
 	var stop atomic.Bool
 	var wg sync.WaitGroup

@@ -23,14 +23,24 @@ type corsStore interface {
 
 const corsConfigName = "cors"
 
-func (g *gateway) putBucketCors(w http.ResponseWriter, r *http.Request) error {
+// corsTarget is the bucket of a ?cors request and the backend's config
+// store; backends without one answer NotImplemented.
+func (g *gateway) corsTarget(r *http.Request) (string, corsStore, error) {
 	bucket, err := bucketParam(r)
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	cs, ok := g.be.(corsStore)
 	if !ok {
-		return apiErr(errNotImplemented)
+		return "", nil, apiErr(errNotImplemented)
+	}
+	return bucket, cs, nil
+}
+
+func (g *gateway) putBucketCors(w http.ResponseWriter, r *http.Request) error {
+	bucket, cs, err := g.corsTarget(r)
+	if err != nil {
+		return err
 	}
 	body, err := g.readBody(w, r)
 	if err != nil {
@@ -53,13 +63,9 @@ func (g *gateway) putBucketCors(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (g *gateway) getBucketCors(w http.ResponseWriter, r *http.Request) error {
-	bucket, err := bucketParam(r)
+	bucket, cs, err := g.corsTarget(r)
 	if err != nil {
 		return err
-	}
-	cs, ok := g.be.(corsStore)
-	if !ok {
-		return apiErr(errNotImplemented)
 	}
 	data, err := cs.GetBucketConfig(r.Context(), bucket, corsConfigName)
 	if errors.Is(err, object.ErrNoBucketConfig) {
@@ -76,13 +82,9 @@ func (g *gateway) getBucketCors(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (g *gateway) deleteBucketCors(w http.ResponseWriter, r *http.Request) error {
-	bucket, err := bucketParam(r)
+	bucket, cs, err := g.corsTarget(r)
 	if err != nil {
 		return err
-	}
-	cs, ok := g.be.(corsStore)
-	if !ok {
-		return apiErr(errNotImplemented)
 	}
 	if err := cs.PutBucketConfig(r.Context(), bucket, corsConfigName, nil); err != nil {
 		return err

@@ -52,18 +52,33 @@ type proc struct {
 	ids     map[string]bool   // gateways: members with role peer
 }
 
-// freeAddr returns a loopback host:port that was free a moment ago. A
-// fixed port lets a killed process come back on the same address, which
-// gossip requires to re-admit it under its name at once.
+// handedOut holds every address freeAddr returned in this test binary.
+// The kernel may offer a just-closed port again before the process it was
+// meant for has bound it, so one is never handed out twice.
+var handedOut = struct {
+	sync.Mutex
+	addrs map[string]bool
+}{addrs: map[string]bool{}}
+
+// freeAddr returns a loopback host:port that was free a moment ago and was
+// not returned before. A fixed port lets a killed process come back on the
+// same address, which gossip requires to re-admit it under its name at once.
 func freeAddr(t testing.TB) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	handedOut.Lock()
+	defer handedOut.Unlock()
+	for {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := ln.Addr().String()
+		ln.Close()
+		if !handedOut.addrs[addr] {
+			handedOut.addrs[addr] = true
+			return addr
+		}
 	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
 }
 
 func newProcCluster(t testing.TB) *procCluster {

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -455,7 +454,7 @@ func TestWebStatusPage(t *testing.T) {
 func TestWebPeerDeath(t *testing.T) {
 	webUnsetCABundle(t)
 	ctx := webBrowser(t)
-	gossip := webFreeAddr(t)
+	gossip := freeAddr(t)
 	gw := startWebProc(t, "gateway", "--address", "127.0.0.1:0", "--web-address", "127.0.0.1:0",
 		"--bind", gossip, "--web-public", "--log-level", "info")
 	web := gw.logField(t, "gateway started", "web")
@@ -532,19 +531,6 @@ func checkPeerWeb(t *testing.T, addr string) {
 			t.Errorf("peer /metrics lacks %s", name)
 		}
 	}
-}
-
-func webFreeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	if err := ln.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return addr
 }
 
 func webUnsetCABundle(t *testing.T) {

@@ -25,6 +25,10 @@ type NodeMeta struct {
 	Zone     string `json:"z,omitempty"` // failure domain
 	Capacity uint64 `json:"c,omitempty"` // bytes
 	Free     uint64 `json:"f,omitempty"` // bytes
+	// LinkRate is the bytes/s a peer can send at best: its NIC speed, or
+	// its configured send cap if lower; 0 when unknown. Read schedulers
+	// predict transfer times from it.
+	LinkRate float64 `json:"lr,omitempty"`
 	// Leaving is set by Node.Leave just before the node's leave message,
 	// so that others record it as Left rather than Dead. The Node forces
 	// it; Config.Meta's value is ignored.

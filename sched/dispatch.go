@@ -54,12 +54,22 @@ type LoadSource interface {
 	Load(peer meta.PeerID) (throughputSend, cpu float64, ok bool)
 }
 
+// LinkSource is implemented by a LoadSource that also knows each peer's
+// link rate: the bytes/s it can send at best (its NIC, or a configured
+// cap below it). ETA then predicts from that rate instead of NominalBW,
+// so a slow NIC is known before any fetch from it is measured, and a
+// measured estimate decays back to the peer's own rate, not a fast
+// default.
+type LinkSource interface {
+	LinkRate(peer meta.PeerID) (bytesPerSec float64, ok bool)
+}
+
 // Config tunes a Dispatcher. Zero fields take the defaults in brackets.
 type Config struct {
 	Slots     int           // fetch pool size, the paper's L [20]
 	Gateways  int           // gateways sharing the peers, for concurrency compensation [1]
 	PeerCap   int           // eta: most fetches in flight per peer [8]
-	NominalBW float64       // bytes/s a peer is assumed to deliver before measured [125e6]
+	NominalBW float64       // bytes/s a peer of unknown link rate is assumed to deliver before measured [125e6]
 	Setup     time.Duration // eta: fixed cost per chunk fetch [2ms]
 	Window    time.Duration // load: wait this long after the first arrival to close a batch [0]
 	Aging     float64       // eta: seconds of wait that offset one second of nominal transfer [1]

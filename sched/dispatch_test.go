@@ -359,3 +359,31 @@ func TestStatus(t *testing.T) {
 		t.Fatalf("chosen %d skipped %d, want 2 and 1: %s", chosen, skipped, fmt.Sprint(st.Peers))
 	}
 }
+
+// linkLoad is a gossip snapshot that also announces link rates.
+type linkLoad struct {
+	fixedLoad
+	links map[meta.PeerID]float64
+}
+
+func (l linkLoad) LinkRate(p meta.PeerID) (float64, bool) {
+	r, ok := l.links[p]
+	return r, ok
+}
+
+func TestETAUsesGossipedLinkRate(t *testing.T) {
+	// a is first by index, but announces a link 10x slower than b's: a
+	// 1000-byte chunk takes 1 s there and 0.1 s on b.
+	load := linkLoad{fixedLoad: fixedLoad{}, links: map[meta.PeerID]float64{"a": 1000, "b": 10000}}
+	d := newD(t, "eta", Config{Slots: 10, NominalBW: 1e9, HedgeRate: -1, Load: load})
+	_ = d.Submit(0, Request{ID: 1, Peers: peersOf("a", "b"), K: 1, ChunkBytes: 1000})
+	if got := starts(d.Dispatch(0, nil), 1); !slices.Equal(got, []int{1}) {
+		t.Fatalf("started %v, want [1] (b's link is faster)", got)
+	}
+	// Without the announcement both peers are NominalBW: the lower index wins.
+	d = newD(t, "eta", Config{Slots: 10, NominalBW: 1e9, HedgeRate: -1, Load: fixedLoad{}})
+	_ = d.Submit(0, Request{ID: 1, Peers: peersOf("a", "b"), K: 1, ChunkBytes: 1000})
+	if got := starts(d.Dispatch(0, nil), 1); !slices.Equal(got, []int{0}) {
+		t.Fatalf("started %v, want [0]", got)
+	}
+}

@@ -128,11 +128,22 @@ func (p *peerState) mine(now time.Duration) float64 {
 	return 0
 }
 
+// nominal is the rate p is assumed to deliver when idle: its gossiped
+// link rate, else Config.NominalBW.
+func (d *Dispatcher) nominal(p *peerState) float64 {
+	if ls, ok := d.cfg.Load.(LinkSource); ok {
+		if r, ok := ls.LinkRate(p.id); ok && r > 0 {
+			return r
+		}
+	}
+	return d.cfg.NominalBW
+}
+
 // rate is the peer's predicted delivery rate to this gateway: measured
-// goodput decaying to nominal, capped by what the others leave of the
-// nominal rate according to gossip.
+// goodput decaying to its nominal rate, capped by what the others leave
+// of that rate according to gossip.
 func (d *Dispatcher) rate(p *peerState, now time.Duration) float64 {
-	nom := d.cfg.NominalBW
+	nom := d.nominal(p)
 	bw := nom
 	if p.samples > 0 {
 		w := math.Exp(-float64(now-p.bwAt) / float64(decayTau))

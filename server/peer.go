@@ -107,7 +107,7 @@ func StartPeer(ctx context.Context, cfg PeerConfig) (*Peer, error) {
 	}
 	p.node, err = cluster.Start(ctx, cluster.Config{
 		NodeID: id, Role: cluster.RolePeer, BindAddr: cfg.Bind, Join: cfg.Join,
-		Secret: cfg.Secret, Meta: p.nodeMeta(cfg.Zone, cfg.Capacity), Logger: cfg.Logger, Timing: cfg.Timing,
+		Secret: cfg.Secret, Meta: p.nodeMeta(cfg.Zone, cfg.Capacity, cfg.SendLimit.Rate), Logger: cfg.Logger, Timing: cfg.Timing,
 		Stats: p.stats, Propose: cfg.RingEpochs, EpochFile: epochFile(cfg), RingWidth: cfg.RingWidth,
 	})
 	if err != nil {
@@ -147,9 +147,11 @@ func (p *Peer) serve(cfg PeerConfig) error {
 	return nil
 }
 
-func (p *Peer) nodeMeta(zone string, capacity uint64) func() cluster.NodeMeta {
+func (p *Peer) nodeMeta(zone string, capacity uint64, sendCap float64) func() cluster.NodeMeta {
 	return func() cluster.NodeMeta {
-		m := cluster.NodeMeta{ID: p.id, Role: cluster.RolePeer, APIAddr: p.advertised.Load().(string), Zone: zone}
+		api := p.advertised.Load().(string)
+		m := cluster.NodeMeta{ID: p.id, Role: cluster.RolePeer, APIAddr: api, Zone: zone,
+			LinkRate: linkRate(api, sendCap)}
 		if total, free, err := p.store.Stat(); err == nil {
 			m.Capacity, m.Free = total, free
 		}

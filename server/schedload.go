@@ -24,6 +24,16 @@ func (l gossipLoad) Load(id meta.PeerID) (float64, float64, bool) {
 	return m.Stats.SendBps, m.Stats.CPU, true
 }
 
+// LinkRate implements sched.LinkSource with the peer's gossiped link
+// rate.
+func (l gossipLoad) LinkRate(id meta.PeerID) (float64, bool) {
+	m, ok := l.g.node.Member(string(id))
+	if !ok || m.LinkRate <= 0 {
+		return 0, false
+	}
+	return m.LinkRate, true
+}
+
 // loadSource is GatewayConfig.Load, or the gossiped stats.
 func (g *Gateway) loadSource() sched.LoadSource {
 	if g.cfg.Load != nil {

@@ -138,6 +138,16 @@ func (m monitor) Load(id meta.PeerID) (float64, float64, bool) {
 	return m.r.peers[i].tps, m.r.peers[i].cpu, true
 }
 
+// LinkRate is each modelled peer's NIC speed, as a peer gossips it; the
+// background load on it is not announced.
+func (m monitor) LinkRate(id meta.PeerID) (float64, bool) {
+	i, ok := m.r.byID[id]
+	if !ok {
+		return 0, false
+	}
+	return m.r.peers[i].spec.bw, true
+}
+
 // Result is one run's outcome.
 type Result struct {
 	Latencies []float64 // seconds, one per finished GET

@@ -26,12 +26,14 @@ import (
 
 // benchConfig is what `tessera bench` runs.
 type benchConfig struct {
-	endpoint, access, secret, region, bucket string
+	endpoints                                listFlag
+	access, secret, region, bucket           string
 	policies                                 listFlag
 	rhos                                     floatList
 	bursts                                   intList
 	requests, objects, concurrency           int
 	capacity                                 float64 // aggregate peer bytes/s that ρ refers to
+	meanSize                                 float64 // of the objects written
 	maxSize                                  int64
 	seed                                     uint64
 	format                                   string
@@ -44,7 +46,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.SetOutput(stderr)
 	c := benchConfig{rhos: floatList{0.5}, bursts: intList{10, 100}}
 	var gbps float64
-	fs.StringVar(&c.endpoint, "endpoint", "127.0.0.1:9000", "S3 endpoint host:port of the gateway")
+	fs.Var(&c.endpoints, "endpoint", "S3 endpoints host:port of the gateways (comma-separated; GETs go to them in turn) (default 127.0.0.1:9000)")
 	fs.StringVar(&c.bucket, "bucket", "tessera-bench", "bucket to fill and read")
 	fs.Var(&c.policies, "policies", "policies to run in turn (comma-separated; default all)")
 	fs.Var(&c.rhos, "rho", "offered loads, fractions of --capacity-gbps (comma-separated)")
@@ -69,28 +71,42 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(c.policies) == 0 {
 		c.policies = sched.Policies()
 	}
+	if len(c.endpoints) == 0 {
+		c.endpoints = listFlag{"127.0.0.1:9000"}
+	}
 	if c.requests < 1 || c.objects < 1 || c.concurrency < 1 || c.capacity <= 0 {
 		return errors.New("bench: --requests, --objects, --concurrency and --capacity-gbps must be positive")
 	}
-	cl, err := minio.New(c.endpoint, &minio.Options{Creds: credentials.NewStaticV4(c.access, c.secret, ""), Region: c.region})
-	if err != nil {
-		return fmt.Errorf("bench: %w", err)
+	var cls []*minio.Client
+	for _, ep := range c.endpoints {
+		cl, err := minio.New(ep, &minio.Options{Creds: credentials.NewStaticV4(c.access, c.secret, ""), Region: c.region})
+		if err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		cls = append(cls, cl)
 	}
-	keys, err := benchFill(ctx, cl, c)
+	keys, sizes, err := benchFill(ctx, cls[0], c)
 	if err != nil {
 		return err
 	}
+	var sum int64
+	for _, s := range sizes {
+		sum += s
+	}
+	c.meanSize = float64(sum) / float64(len(sizes))
 	var rows []sim.Row
 	total := len(c.policies) * len(c.rhos) * len(c.bursts) * c.requests
 	bar := &progress{w: stderr, total: total}
 	for _, pol := range c.policies {
-		if err := setPolicy(ctx, c, pol); err != nil {
-			return err
+		for _, ep := range c.endpoints {
+			if err := setPolicy(ctx, c, ep, pol); err != nil {
+				return err
+			}
 		}
 		for _, rho := range c.rhos {
 			for _, burst := range c.bursts {
 				bar.label = fmt.Sprintf("%s ρ=%g p=%d", pol, rho, burst)
-				res, err := benchPoint(ctx, cl, c, keys, rho, burst, bar)
+				res, err := benchPoint(ctx, cls, c, keys, rho, burst, bar)
 				if err != nil {
 					return err
 				}
@@ -104,37 +120,40 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if c.format == "json" {
 		return sim.WriteJSON(stdout, rows)
 	}
-	fmt.Fprintf(stdout, "live, %s, %d GETs per point over %d objects; moved/needed and hedge rate are not measured live (0)\n\n",
-		c.endpoint, c.requests, len(keys))
+	fmt.Fprintf(stdout, "live, %s, %d GETs per point over %d objects (mean %.2f MiB); moved/needed and hedge rate are not measured live (0)\n\n",
+		c.endpoints.String(), c.requests, len(keys), c.meanSize/(1<<20))
 	return sim.WriteTable(stdout, rows)
 }
 
-// benchFill writes the objects, sizes drawn from the workload.
-func benchFill(ctx context.Context, cl *minio.Client, c benchConfig) ([]string, error) {
+// benchFill writes the objects, sizes drawn from the workload, and
+// returns their keys and sizes.
+func benchFill(ctx context.Context, cl *minio.Client, c benchConfig) ([]string, []int64, error) {
 	if err := cl.MakeBucket(ctx, c.bucket, minio.MakeBucketOptions{Region: c.region}); err != nil {
 		if ok, _ := cl.BucketExists(ctx, c.bucket); !ok {
-			return nil, fmt.Errorf("bench: make bucket: %w", err)
+			return nil, nil, fmt.Errorf("bench: make bucket: %w", err)
 		}
 	}
 	p := sim.DefaultParams()
 	p.Requests, p.Seed = c.objects, c.seed
 	var keys []string
+	var sizes []int64
 	for i, g := range sim.Trace(p) {
 		size := min(g.Size, c.maxSize)
 		data := make([]byte, size)
 		_, _ = rand.Read(data) // documented never to fail
 		key := fmt.Sprintf("obj-%05d", i)
 		if _, err := cl.PutObject(ctx, c.bucket, key, bytes.NewReader(data), size, minio.PutObjectOptions{}); err != nil {
-			return nil, fmt.Errorf("bench: put %s: %w", key, err)
+			return nil, nil, fmt.Errorf("bench: put %s: %w", key, err)
 		}
 		keys = append(keys, key)
+		sizes = append(sizes, size)
 	}
-	return keys, nil
+	return keys, sizes, nil
 }
 
 // setPolicy switches the gateway's policy through the admin API.
-func setPolicy(ctx context.Context, c benchConfig, name string) error {
-	u := "http://" + c.endpoint + gateway.AdminPrefix + "sched?policy=" + name
+func setPolicy(ctx context.Context, c benchConfig, endpoint, name string) error {
+	u := "http://" + endpoint + gateway.AdminPrefix + "sched?policy=" + name
 	req, err := http.NewRequestWithContext(ctx, http.MethodPut, u, nil)
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
@@ -153,10 +172,13 @@ func setPolicy(ctx context.Context, c benchConfig, name string) error {
 	return nil
 }
 
-// benchPoint replays one (ρ, p) trace against the cluster.
-func benchPoint(ctx context.Context, cl *minio.Client, c benchConfig, keys []string, rho float64, burst int, bar *progress) (sim.Result, error) {
+// benchPoint replays one (ρ, p) trace against the cluster, GET i through
+// gateway i mod G as in the simulator. The trace's gaps are scaled to the
+// mean size of the objects written, so ρ is the load actually offered.
+func benchPoint(ctx context.Context, cls []*minio.Client, c benchConfig, keys []string, rho float64, burst int, bar *progress) (sim.Result, error) {
 	p := sim.DefaultParams()
-	p.Peers, p.PeerBW, p.Rho, p.Burst, p.Requests, p.Seed = 1, c.capacity, rho, burst, c.requests, c.seed
+	p.Peers, p.Rho, p.Burst, p.Requests, p.Seed = 1, rho, burst, c.requests, c.seed
+	p.PeerBW = c.capacity * sim.MeanSize() / c.meanSize
 	trace := sim.Trace(p)
 	var (
 		mu      sync.Mutex
@@ -182,7 +204,7 @@ func benchPoint(ctx context.Context, cl *minio.Client, c benchConfig, keys []str
 			defer wg.Done()
 			defer func() { <-sem }()
 			t0 := time.Now()
-			err := benchGet(ctx, cl, c.bucket, keys[(i*7919)%len(keys)])
+			err := benchGet(ctx, cls[i%len(cls)], c.bucket, keys[(i*7919)%len(keys)])
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {

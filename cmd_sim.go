@@ -5,10 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"tessera/meta"
 	"tessera/peer"
 	"tessera/sched"
 	"tessera/sim"
@@ -33,6 +35,9 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&p.Requests, "requests", p.Requests, "GETs per run")
 	fs.Var(&policies, "policies", "policies to compare (comma-separated; default all)")
 	fs.BoolVar(&p.Hetero, "hetero", false, "mixed NICs (1 in 10 at 1/2, 1 in 10 at 1/4 speed) and on/off background load on 3 in 10 peers")
+	fs.BoolVar(&p.Mixed, "mixed-nics", false, "mixed NICs as --hetero, without the background load")
+	codes := codeList{}
+	fs.Var(&codes, "codes", "erasure codes K+M drawn uniformly per object (comma-separated; default 1+1,2+2,3+3,4+6, seed 000's (n,k) = (2,1), (4,2), (6,3), (10,4))")
 	fs.Float64Var(&bw, "peer-gbps", 1, "full-speed peer NIC in Gbit/s")
 	fs.DurationVar(&p.Setup, "setup", p.Setup, "fixed cost per chunk fetch at a peer")
 	fs.StringVar(&format, "format", "table", "output: table or json")
@@ -44,9 +49,12 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		policies = sched.Policies()
 	}
 	p.PeerBW = bw * 125e6
+	p.Codes = codes
 	switch {
 	case p.Peers < 1 || p.Gateways < 1 || p.Slots < 1 || p.Requests < 1 || seeds < 1:
 		return errors.New("sim: --peers, --gateways, --fetch-pool, --requests and --seeds must be positive")
+	case slices.ContainsFunc(p.Codes, func(c [2]int) bool { return c[0] > p.Peers }):
+		return fmt.Errorf("sim: --codes: a code is wider than %d peers", p.Peers)
 	case format != "table" && format != "json":
 		return fmt.Errorf("sim: --format %q: want table or json", format)
 	}
@@ -68,8 +76,8 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	if format == "json" {
 		err = sim.WriteJSON(stdout, rows)
 	} else {
-		fmt.Fprintf(stdout, "%d peers, %d gateway(s), L=%d, hetero=%v, %d GETs x %d seeds per point, %s\n\n",
-			p.Peers, p.Gateways, p.Slots, p.Hetero, p.Requests, seeds, time.Since(start).Round(time.Millisecond))
+		fmt.Fprintf(stdout, "%d peers, %d gateway(s), L=%d, hetero=%v, mixed-nics=%v, codes=%s, %d GETs x %d seeds per point, %s\n\n",
+			p.Peers, p.Gateways, p.Slots, p.Hetero, p.Mixed, codes.String(), p.Requests, seeds, time.Since(start).Round(time.Millisecond))
 		err = sim.WriteTable(stdout, rows)
 	}
 	if err != nil {
@@ -104,6 +112,32 @@ func (l *floatList) Set(v string) error {
 			return err
 		}
 		*l = append(*l, x)
+	}
+	return nil
+}
+
+// codeList parses comma-separated K+M codes into (n, k) pairs.
+type codeList [][2]int
+
+func (l *codeList) String() string {
+	if len(*l) == 0 {
+		return "default"
+	}
+	s := make([]string, len(*l))
+	for i, c := range *l {
+		s[i] = fmt.Sprintf("%d+%d", c[1], c[0]-c[1])
+	}
+	return strings.Join(s, ",")
+}
+
+func (l *codeList) Set(v string) error {
+	*l = nil
+	for _, f := range strings.Split(v, ",") {
+		c, err := meta.ParseCode(strings.TrimSpace(f))
+		if err != nil {
+			return err
+		}
+		*l = append(*l, [2]int{c.N(), c.K})
 	}
 	return nil
 }

@@ -37,8 +37,29 @@ func TestSimCommandJSON(t *testing.T) {
 			t.Fatalf("implausible run %+v", r)
 		}
 	}
-	if err := run([]string{"sim", "--policies", "nope", "--requests", "10", "--seeds", "1"}, &out, &errb); err == nil {
-		t.Fatal("unknown policy accepted")
+	for _, bad := range [][]string{
+		{"--policies", "nope"},
+		{"--codes", "4+9"}, // wider than 10 peers
+		{"--codes", "4-2"}, // not K+M
+	} {
+		args := append([]string{"sim", "--requests", "10", "--seeds", "1"}, bad...)
+		if err := run(args, &out, &errb); err == nil {
+			t.Fatalf("%v accepted", bad)
+		}
+	}
+}
+
+// The live benchmark's parameters: one 4+2 code, mixed NICs without
+// background load, slower peers.
+func TestSimCommandLiveParameters(t *testing.T) {
+	var out, errb bytes.Buffer
+	err := run([]string{"sim", "--requests", "300", "--seeds", "1", "--rho", "0.5", "--burst", "10",
+		"--policies", "eta", "--codes", "4+2", "--mixed-nics", "--peer-gbps", "0.1"}, &out, &errb)
+	if err != nil {
+		t.Fatalf("%v: %s", err, errb.String())
+	}
+	if !strings.Contains(out.String(), "mixed-nics=true, codes=4+2") {
+		t.Fatalf("parameters not echoed:\n%s", out.String())
 	}
 }
 
@@ -66,7 +87,9 @@ func TestBenchAgainstEmbedded(t *testing.T) {
 	t.Setenv("TESSERA_ACCESS_KEY", "benchkey")
 	t.Setenv("TESSERA_SECRET_KEY", "benchsecret123456")
 	var out, errb bytes.Buffer
-	err = runBench(ctx, []string{"--endpoint", srv.S3Addr(), "--objects", "6", "--requests", "20", "--burst", "5",
+	// The endpoint twice: GETs alternate between two clients and the
+	// policy is switched on each, as with two gateways.
+	err = runBench(ctx, []string{"--endpoint", srv.S3Addr() + "," + srv.S3Addr(), "--objects", "6", "--requests", "20", "--burst", "5",
 		"--rho", "0.2", "--capacity-gbps", "1", "--max-size", "300000", "--policies", "load,fcfs-r"}, &out, &errb)
 	if err != nil {
 		t.Fatalf("%v: %s", err, errb.String())

@@ -6,10 +6,11 @@
 // a fixed setup time per chunk (seek, request handling). Optionally
 // (Hetero) one peer in ten runs at half speed, one at a quarter, and three
 // in ten carry an on/off background load taking 60% of their NIC 30% of
-// the time. Gateways are not modelled as bottlenecks. GETs arrive in
+// the time; Mixed gives the mixed NICs alone. Peers announce their NIC
+// speed (sched.LinkSource), not their background load. Gateways are not modelled as bottlenecks. GETs arrive in
 // bursts of p with Weibull gaps scaled so the offered bytes are ρ of the
 // aggregate peer bandwidth; sizes are lognormal (90% < 4 MiB, 99% < 16 MiB),
-// codes (2,1), (4,2), (6,3), (10,4) uniformly, placement uniform over
+// codes (2,1), (4,2), (6,3), (10,4) uniformly (or Params.Codes), placement uniform over
 // peers. A 1-s monitor samples every peer's bytes sent (throughput_send)
 // and utilisation (as CPU) for the policies that read gossip.
 //

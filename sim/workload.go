@@ -16,6 +16,8 @@ type Params struct {
 	Requests int
 	Seed     uint64
 	Hetero   bool          // mixed NICs and on/off background load
+	Mixed    bool          // mixed NICs only (no background load)
+	Codes    [][2]int      // (n, k) codes drawn uniformly per object; nil: Codes
 	PeerBW   float64       // bytes/s of a full-speed peer (1 GbE = 125e6)
 	Setup    time.Duration // per-chunk fixed cost at the peer
 	Shape    float64       // Weibull shape of burst gaps
@@ -77,15 +79,14 @@ func peerSpeeds(p Params) []peerSpec {
 	out := make([]peerSpec, p.Peers)
 	for i := range out {
 		out[i] = peerSpec{bw: p.PeerBW, seed: p.Seed*1_000_003 + uint64(i)}
-		if p.Hetero {
-			switch i % 10 {
-			case 8:
-				out[i].bw = p.PeerBW / 2
-			case 9:
-				out[i].bw = p.PeerBW / 4
-			case 0, 3, 6:
-				out[i].bg = true
-			}
+		switch {
+		case !p.Hetero && !p.Mixed:
+		case i%10 == 8:
+			out[i].bw = p.PeerBW / 2
+		case i%10 == 9:
+			out[i].bw = p.PeerBW / 4
+		case p.Hetero && (i%10 == 0 || i%10 == 3 || i%10 == 6):
+			out[i].bg = true
 		}
 	}
 	return out
@@ -110,7 +111,11 @@ func generate(p Params) workload {
 		if i > 0 && i%p.Burst == 0 {
 			t += scale * math.Pow(-math.Log(1-rng.Float64()), 1/p.Shape)
 		}
-		c := Codes[rng.IntN(len(Codes))]
+		codes := p.Codes
+		if len(codes) == 0 {
+			codes = Codes
+		}
+		c := codes[rng.IntN(len(codes))]
 		n := min(c[0], p.Peers)
 		size := int64(math.Exp(sizeMu + sizeSigma*rng.NormFloat64()))
 		size = min(max(size, minSize), maxSize)

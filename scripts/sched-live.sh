@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Live read-scheduler benchmark: 10 `tessera peer` processes paced with
+# --max-send-rate (homogeneous or mixed NICs) and 1 or 2 gateways on
+# loopback, driven by `tessera bench` through every policy in turn.
+#
+#   scripts/sched-live.sh                      # homogeneous, 1 gateway
+#   MIXED=1 GATEWAYS=2 scripts/sched-live.sh   # mixed NICs, 2 gateways
+#
+# Knobs (environment): GATEWAYS (1), MIXED (0), RATE (12.5e6 bytes/s per
+# peer, a 100 Mbit/s NIC), DELAY (2ms per chunk), POLICIES (all), RHO (0.5),
+# BURSTS (10,100), REQUESTS (500), OBJECTS (100), BASE (19100, first port),
+# FORMAT (table), TESSERA (binary; built if unset). Everything started is
+# stopped on exit; data lives in a temporary directory.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+GATEWAYS=${GATEWAYS:-1} MIXED=${MIXED:-0} RATE=${RATE:-12.5e6} DELAY=${DELAY:-2ms}
+RHO=${RHO:-0.5} BURSTS=${BURSTS:-10,100} REQUESTS=${REQUESTS:-500} OBJECTS=${OBJECTS:-100}
+BASE=${BASE:-19100} FORMAT=${FORMAT:-table} POLICIES=${POLICIES:-}
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+bin=${TESSERA:-}
+if [[ -z $bin ]]; then
+	bin=$work/tessera
+	CGO_ENABLED=0 go build -o "$bin" .
+fi
+
+export TESSERA_ACCESS_KEY=schedbench TESSERA_SECRET_KEY=schedbench-secret-key
+export TESSERA_CLUSTER_SECRET=schedbench-cluster-secret-0123456789
+
+# rate_of I: peer I's send rate; with MIXED, peer 8 at 1/2 and peer 9 at 1/4.
+rate_of() {
+	if [[ $MIXED == 1 && $1 == 8 ]]; then python3 -c "print($RATE/2)"
+	elif [[ $MIXED == 1 && $1 == 9 ]]; then python3 -c "print($RATE/4)"
+	else echo "$RATE"; fi
+}
+
+endpoints=()
+for g in $(seq 0 $((GATEWAYS - 1))); do
+	join=()
+	[[ $g -gt 0 ]] && join=(--join "127.0.0.1:$((BASE + 2))")
+	"$bin" gateway --address "127.0.0.1:$((BASE + 10 * g))" --web-address "127.0.0.1:$((BASE + 10 * g + 1))" \
+		--bind "127.0.0.1:$((BASE + 10 * g + 2))" --gossip-timing fast --fetch-pool 20 --web-public \
+		--scan-interval 0 "${join[@]}" >"$work/gw$g.log" 2>&1 &
+	pids+=($!)
+	endpoints+=("127.0.0.1:$((BASE + 10 * g))")
+done
+total=0
+for i in $(seq 0 9); do
+	r=$(rate_of "$i")
+	total=$(python3 -c "print($total + $r)")
+	mkdir -p "$work/p$i"
+	"$bin" peer "$work/p$i" --address "127.0.0.1:$((BASE + 100 + i))" --bind "127.0.0.1:$((BASE + 130 + i))" \
+		--join "127.0.0.1:$((BASE + 2))" --gossip-timing fast --max-send-rate "$r" --chunk-delay "$DELAY" \
+		>"$work/p$i.log" 2>&1 &
+	pids+=($!)
+done
+
+# Wait for every gateway to see a settled ring of all ten peers.
+for g in $(seq 0 $((GATEWAYS - 1))); do
+	for _ in $(seq 1 300); do
+		st=$(curl -fsS "http://127.0.0.1:$((BASE + 10 * g + 1))/api/status" 2>/dev/null || true)
+		if [[ -n $st ]] && jq -e '.ring.peers == 10 and (.ring.moving | not)' >/dev/null <<<"$st"; then
+			break
+		fi
+		sleep 0.2
+	done
+	jq -e '.ring.peers == 10' >/dev/null <<<"$st" || { echo "gateway $g never saw 10 peers" >&2; tail -5 "$work"/*.log >&2; exit 1; }
+done
+
+gbps=$(python3 -c "print($total * 8 / 1e9)")
+echo "# $GATEWAYS gateway(s), 10 peers at $RATE B/s$([[ $MIXED == 1 ]] && echo ' (peer 8 at 1/2, peer 9 at 1/4)'), chunk delay $DELAY, aggregate $gbps Gbit/s" >&2
+args=(--endpoint "$(IFS=,; echo "${endpoints[*]}")" --objects "$OBJECTS" --requests "$REQUESTS"
+	--burst "$BURSTS" --rho "$RHO" --capacity-gbps "$gbps" --format "$FORMAT")
+[[ -n $POLICIES ]] && args+=(--policies "$POLICIES")
+"$bin" bench "${args[@]}"

@@ -37,6 +37,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&p.Hetero, "hetero", false, "mixed NICs (1 in 10 at 1/2, 1 in 10 at 1/4 speed) and on/off background load on 3 in 10 peers")
 	fs.BoolVar(&p.Mixed, "mixed-nics", false, "mixed NICs as --hetero, without the background load")
 	codes := codeList{}
+	peerOrder := fs.Bool("peer-order", true, "peers send eta's fetches smallest read first, as pacing peers do (false: every transfer shares the link)")
 	fs.Var(&codes, "codes", "erasure codes K+M drawn uniformly per object (comma-separated; default 1+1,2+2,3+3,4+6, seed 000's (n,k) = (2,1), (4,2), (6,3), (10,4))")
 	fs.Float64Var(&bw, "peer-gbps", 1, "full-speed peer NIC in Gbit/s")
 	fs.DurationVar(&p.Setup, "setup", p.Setup, "fixed cost per chunk fetch at a peer")
@@ -50,6 +51,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	}
 	p.PeerBW = bw * 125e6
 	p.Codes = codes
+	p.NoPeerOrder = !*peerOrder
 	switch {
 	case p.Peers < 1 || p.Gateways < 1 || p.Slots < 1 || p.Requests < 1 || seeds < 1:
 		return errors.New("sim: --peers, --gateways, --fetch-pool, --requests and --seeds must be positive")
@@ -76,8 +78,8 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	if format == "json" {
 		err = sim.WriteJSON(stdout, rows)
 	} else {
-		fmt.Fprintf(stdout, "%d peers, %d gateway(s), L=%d, hetero=%v, mixed-nics=%v, codes=%s, %d GETs x %d seeds per point, %s\n\n",
-			p.Peers, p.Gateways, p.Slots, p.Hetero, p.Mixed, codes.String(), p.Requests, seeds, time.Since(start).Round(time.Millisecond))
+		fmt.Fprintf(stdout, "%d peers, %d gateway(s), L=%d, hetero=%v, mixed-nics=%v, codes=%s, peer-order=%v, %d GETs x %d seeds per point, %s\n\n",
+			p.Peers, p.Gateways, p.Slots, p.Hetero, p.Mixed, codes.String(), !p.NoPeerOrder, p.Requests, seeds, time.Since(start).Round(time.Millisecond))
 		err = sim.WriteTable(stdout, rows)
 	}
 	if err != nil {

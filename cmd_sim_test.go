@@ -58,7 +58,7 @@ func TestSimCommandLiveParameters(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v: %s", err, errb.String())
 	}
-	if !strings.Contains(out.String(), "mixed-nics=true, codes=4+2") {
+	if !strings.Contains(out.String(), "mixed-nics=true, codes=4+2, peer-order=true") {
 		t.Fatalf("parameters not echoed:\n%s", out.String())
 	}
 }

@@ -39,6 +39,13 @@ const (
 	Fail
 )
 
+// PeerAging is how a peer that orders tagged streams (Action.Priority)
+// ages them: it sends the stream of lowest Priority + PeerAging x rate x
+// start time first, rate being its send rate in bytes/s and start in
+// seconds. A stream that has waited t seconds thus competes as if it
+// were PeerAging x t seconds of sending smaller, so none waits forever.
+const PeerAging = 0.25
+
 // Action is one decision.
 type Action struct {
 	Kind  ActionKind
@@ -46,6 +53,10 @@ type Action struct {
 	Shard int
 	Peer  meta.PeerID
 	Hedge bool // a k+1-th fetch started against a straggler
+	// Priority, when positive, asks the peer to send this fetch before
+	// its others of larger Priority (see Priority in doc.go); 0 leaves
+	// the peer's order alone.
+	Priority int64
 }
 
 // LoadSource is the gossiped view of a peer: bytes it sent in the last
@@ -72,7 +83,7 @@ type Config struct {
 	NominalBW float64       // bytes/s a peer of unknown link rate is assumed to deliver before measured [125e6]
 	Setup     time.Duration // eta: fixed cost per chunk fetch [2ms]
 	Window    time.Duration // load: wait this long after the first arrival to close a batch [0]
-	Aging     float64       // eta: seconds of wait that offset one second of nominal transfer [1]
+	Aging     float64       // eta: seconds of nominal transfer that one second of waiting offsets [0.03]
 	HedgeRate float64       // eta: hedges per finished read, at most [0.05]; negative disables
 	Period    time.Duration // wlc-cpu: re-weighting round [5s]
 	Load      LoadSource    // gossiped throughput_send and CPU; nil reads as idle
@@ -96,7 +107,7 @@ func (c *Config) defaults() {
 		c.Setup = 2 * time.Millisecond
 	}
 	if c.Aging <= 0 {
-		c.Aging = 1
+		c.Aging = 0.03
 	}
 	if c.HedgeRate == 0 {
 		c.HedgeRate = 0.05
@@ -390,7 +401,11 @@ func (d *Dispatcher) start(now time.Duration, r *reqState, s int, hedge bool) {
 	} else if _, ok := d.pol.(*etaPolicy); ok {
 		d.watch(r, s)
 	}
-	d.out = append(d.out, Action{Kind: Start, Req: r.ID, Shard: s, Peer: r.Peers[s], Hedge: hedge})
+	a := Action{Kind: Start, Req: r.ID, Shard: s, Peer: r.Peers[s], Hedge: hedge}
+	if _, ok := d.pol.(*etaPolicy); ok {
+		a.Priority = int64(r.K) * r.ChunkBytes
+	}
+	d.out = append(d.out, a)
 }
 
 // Dispatch fills free slots and returns every action decided since the

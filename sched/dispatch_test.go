@@ -387,3 +387,24 @@ func TestETAUsesGossipedLinkRate(t *testing.T) {
 		t.Fatalf("started %v, want [0]", got)
 	}
 }
+
+// eta tags its fetches with the read's size for the peers; the baselines
+// leave the peers' order alone.
+func TestStartPriority(t *testing.T) {
+	for _, tc := range []struct {
+		policy string
+		want   int64
+	}{{"eta", 2 * 300}, {"serpt-r", 0}, {"load", 0}} {
+		d := newD(t, tc.policy, Config{Slots: 10, HedgeRate: -1})
+		_ = d.Submit(0, Request{ID: 1, Peers: peersOf("a", "b", "c"), K: 2, ChunkBytes: 300})
+		started := kinds(d.Dispatch(0, nil), Start)
+		if len(started) < 2 {
+			t.Fatalf("%s: started %v", tc.policy, started)
+		}
+		for _, a := range started {
+			if a.Priority != tc.want {
+				t.Errorf("%s: start %+v, want priority %d", tc.policy, a, tc.want)
+			}
+		}
+	}
+}

@@ -16,6 +16,14 @@
 //     open shards themselves; the Tracker records what this gateway
 //     observes per peer (in-flight bytes, throughput EWMA, failures).
 //
+// Priority: eta tags each fetch it starts with its read's size in bytes
+// (Action.Priority). A peer that paces its sends (peer.SendLimit) sends
+// tagged streams smallest first, aged by the time they have waited, so a
+// small read is not held up behind a large one, even one from another
+// gateway: shortest-first order then holds across gateways at the peers,
+// where the gateways' own queues cannot reach. Untagged streams (every
+// other policy) share the link as on a plain NIC.
+//
 // Invariants: the package is pure — no I/O, no goroutines, no logging. A
 // Dispatcher only starts a fetch of a shard index its read has, from that
 // shard's (non-empty) holder, never twice at once; never runs more than L

@@ -50,9 +50,12 @@ func randomIdle(d *Dispatcher, r *reqState) int {
 // queue and each shard's peer is chosen when a slot frees, as the holder
 // with the earliest predicted completion (setup + (gateways x in-flight
 // bytes + chunk) / predicted rate), skipping peers at PeerCap. Reads go
-// shortest remaining bytes first, aged so that waiting Aging seconds is
-// worth one second of nominal transfer. Exactly k fetches per read, plus
-// at most one budgeted hedge against a straggler.
+// shortest remaining bytes first, aged so that one second of waiting is
+// worth Aging seconds of nominal transfer: weakly (0.03), because under
+// bursts a strong aging turns the queue into FIFO across bursts and
+// every small read then waits for the last burst's large ones. Exactly k
+// fetches per read, plus at most one budgeted hedge against a straggler.
+// Every fetch carries its read's size as Priority for the peer.
 type etaPolicy struct{}
 
 func (*etaPolicy) name() string    { return "eta" }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"time"
 
@@ -51,8 +52,10 @@ func (h *eventHeap) Pop() any {
 type xfer struct {
 	gw, req, shard, peer int
 	size                 float64
-	vEnd                 float64 // peer virtual time at which it completes
-	idx                  int     // in the peer's active heap; -1 when not transferring
+	rem                  float64 // bytes still to send, once on the peer
+	prio                 int64   // sched.Action.Priority; 0 untagged
+	key                  float64 // send order among tagged transfers
+	onPeer               bool    // past setup and not yet done
 	cancelled, done      bool
 	id                   int
 }
@@ -62,14 +65,16 @@ func (r *run) release(x *xfer) {
 	r.free = append(r.free, x.id)
 }
 
-// peerModel is one peer's NIC shared by processor sharing: each of m
-// active transfers gets cap/m. V is the bytes served to each active
-// transfer since the start, so a transfer ends when V reaches its vEnd.
+// peerModel is one peer's NIC. Untagged transfers share it by processor
+// sharing: each of m gets cap/m. Tagged ones (sched.Action.Priority > 0)
+// go in key order, priority + rate x start time in bytes, as a pacing
+// peer sends them: the lowest key gets the link, ties share it. A run's
+// transfers are all tagged (eta) or all untagged, so which class would
+// win between the two is never asked.
 type peerModel struct {
 	spec    peerSpec
-	v       float64
 	last    float64
-	active  xferHeap
+	active  []*xfer
 	ver     uint64
 	bgOn    bool
 	rng     *rand.Rand
@@ -91,14 +96,45 @@ func (p *peerModel) advance(now float64) {
 	if dt <= 0 {
 		return
 	}
-	if m := len(p.active); m > 0 {
-		p.v += dt * p.capacity() / float64(m)
+	if len(p.active) > 0 {
+		set := p.served()
+		share := dt * p.capacity() / float64(len(set))
+		for _, x := range set {
+			x.rem -= share
+		}
 		p.sent += dt * p.capacity()
 	}
 	if p.bgOn {
 		p.sent += dt * p.spec.bw * bgShare
 	}
 	p.last = now
+}
+
+// served returns the transfers the link works on now.
+func (p *peerModel) served() []*xfer {
+	best := math.Inf(1)
+	for _, x := range p.active {
+		if x.prio > 0 {
+			best = min(best, x.key)
+		}
+	}
+	if math.IsInf(best, 1) {
+		return p.active
+	}
+	var out []*xfer
+	for _, x := range p.active {
+		if x.prio > 0 && x.key == best {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func (p *peerModel) remove(x *xfer) {
+	if i := slices.Index(p.active, x); i >= 0 {
+		p.active = slices.Delete(p.active, i, i+1)
+	}
+	x.onPeer = false
 }
 
 // gw is one gateway: its own dispatcher over the shared peers.
@@ -279,7 +315,10 @@ func (r *run) dispatch(g int) {
 func (r *run) start(g int, a sched.Action) {
 	q := &r.w.reqs[a.Req]
 	chunk := (q.size + int64(q.k) - 1) / int64(q.k)
-	x := &xfer{gw: g, req: int(a.Req), shard: a.Shard, peer: q.peers[a.Shard], size: float64(chunk), idx: -1, id: -1}
+	x := &xfer{gw: g, req: int(a.Req), shard: a.Shard, peer: q.peers[a.Shard], size: float64(chunk), id: -1}
+	if !r.p.NoPeerOrder {
+		x.prio = a.Priority
+	}
 	id := len(r.xfers)
 	if n := len(r.free); n > 0 {
 		id = r.free[n-1]
@@ -301,8 +340,9 @@ func (r *run) setupDone(id int) {
 	}
 	p := &r.peers[x.peer]
 	p.advance(r.now)
-	x.vEnd = p.v + x.size
-	heap.Push(&p.active, xferRef{x: x})
+	x.rem, x.onPeer = x.size, true
+	x.key = float64(x.prio) + sched.PeerAging*p.spec.bw*r.now
+	p.active = append(p.active, x)
 	r.reschedule(x.peer)
 }
 
@@ -315,14 +355,14 @@ func (r *run) cancel(req, shard int) {
 	delete(r.active, key)
 	x := r.xfers[id]
 	x.cancelled = true
-	if x.idx < 0 {
+	if !x.onPeer {
 		return // still in setup: setupDone releases it
 	}
 	defer r.release(x)
 	p := &r.peers[x.peer]
 	p.advance(r.now)
-	r.moved += x.size - (x.vEnd - p.v)
-	heap.Remove(&p.active, x.idx)
+	r.moved += x.size - max(x.rem, 0)
+	p.remove(x)
 	r.reschedule(x.peer)
 }
 
@@ -333,8 +373,12 @@ func (r *run) reschedule(pi int) {
 	if len(p.active) == 0 {
 		return
 	}
-	left := max(p.active[0].x.vEnd-p.v, 0)
-	r.push(event{t: r.now + left*float64(len(p.active))/p.capacity(), kind: evPeer, a: pi, ver: p.ver})
+	set := p.served()
+	left := math.Inf(1)
+	for _, x := range set {
+		left = min(left, x.rem)
+	}
+	r.push(event{t: r.now + max(left, 0)*float64(len(set))/p.capacity(), kind: evPeer, a: pi, ver: p.ver})
 }
 
 const vEps = 1e-3 // bytes: completions this close count as simultaneous
@@ -346,9 +390,13 @@ func (r *run) peerDone(pi int, ver uint64) {
 	}
 	p.advance(r.now)
 	var done []*xfer
-	for len(p.active) > 0 && p.active[0].x.vEnd <= p.v+vEps {
-		x := heap.Pop(&p.active).(xferRef).x
-		done = append(done, x)
+	for _, x := range p.served() {
+		if x.rem <= vEps {
+			done = append(done, x)
+		}
+	}
+	for _, x := range done {
+		p.remove(x)
 	}
 	r.reschedule(pi)
 	touched := map[int]bool{}
@@ -390,25 +438,3 @@ func (r *run) sample() {
 	r.push(event{t: r.now + 1, kind: evMonitor})
 }
 
-type xferRef struct{ x *xfer }
-
-type xferHeap []xferRef
-
-func (h xferHeap) Len() int           { return len(h) }
-func (h xferHeap) Less(i, j int) bool { return h[i].x.vEnd < h[j].x.vEnd }
-func (h xferHeap) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].x.idx, h[j].x.idx = i, j
-}
-func (h *xferHeap) Push(v any) {
-	x := v.(xferRef)
-	x.x.idx = len(*h)
-	*h = append(*h, x)
-}
-func (h *xferHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	x.x.idx = -1
-	return x
-}

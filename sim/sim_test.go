@@ -161,3 +161,36 @@ func BenchmarkThousandPeersMillionGETs(b *testing.B) {
 		}
 	}
 }
+
+// On one peer, a small read arriving during a large one's transfer: with
+// peer order (eta's tagged fetches) it takes the link and finishes in its
+// own transfer time; without, it shares the link and takes twice that.
+func TestPeerOrder(t *testing.T) {
+	p := DefaultParams()
+	p.Peers, p.Requests = 1, 2
+	w := workload{
+		reqs: []req{
+			{at: 0, size: 10_000_000, n: 1, k: 1, peers: []int{0}},
+			{at: 0.010, size: 1_000_000, n: 1, k: 1, peers: []int{0}},
+		},
+		peers: []peerSpec{{bw: p.PeerBW}},
+	}
+	setup := p.Setup.Seconds()
+	for _, tc := range []struct {
+		order      bool
+		small, big float64 // latencies, seconds
+	}{
+		{true, setup + 1e6/p.PeerBW, setup + 11e6/p.PeerBW},
+		{false, setup + 2e6/p.PeerBW, setup + 11e6/p.PeerBW},
+	} {
+		p.NoPeerOrder = !tc.order
+		res, err := runOn("eta", p, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Latencies are in finishing order: the small read first either way.
+		if len(res.Latencies) != 2 || math.Abs(res.Latencies[0]-tc.small) > 1e-9 || math.Abs(res.Latencies[1]-tc.big) > 1e-9 {
+			t.Errorf("peer order %v: latencies %v, want [%v %v]", tc.order, res.Latencies, tc.small, tc.big)
+		}
+	}
+}

@@ -15,12 +15,15 @@ type Params struct {
 	Burst    int     // GETs per burst, p
 	Requests int
 	Seed     uint64
-	Hetero   bool          // mixed NICs and on/off background load
-	Mixed    bool          // mixed NICs only (no background load)
-	Codes    [][2]int      // (n, k) codes drawn uniformly per object; nil: Codes
-	PeerBW   float64       // bytes/s of a full-speed peer (1 GbE = 125e6)
-	Setup    time.Duration // per-chunk fixed cost at the peer
-	Shape    float64       // Weibull shape of burst gaps
+	Hetero   bool     // mixed NICs and on/off background load
+	Mixed    bool     // mixed NICs only (no background load)
+	Codes    [][2]int // (n, k) codes drawn uniformly per object; nil: Codes
+	// NoPeerOrder makes peers ignore fetch priorities: every transfer
+	// shares the link, tagged or not.
+	NoPeerOrder bool
+	PeerBW      float64       // bytes/s of a full-speed peer (1 GbE = 125e6)
+	Setup       time.Duration // per-chunk fixed cost at the peer
+	Shape       float64       // Weibull shape of burst gaps
 }
 
 // DefaultParams returns 10 peers at 1 GbE, one gateway, L=20, 2 ms setup.

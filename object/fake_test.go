@@ -52,6 +52,7 @@ type fakePeer struct {
 	stages  atomic.Int64
 	commits atomic.Int64
 	reads   atomic.Int64
+	tagged  atomic.Int64 // shard reads whose ctx carried a read priority
 }
 
 type fakeUpload struct {
@@ -318,6 +319,9 @@ func (p *fakePeer) ReadShard(ctx context.Context, bucket, key string, st meta.St
 		return nil, err
 	}
 	p.reads.Add(1)
+	if meta.ReadPriority(ctx) > 0 {
+		p.tagged.Add(1)
+	}
 	p.mu.Lock()
 	data, ok := p.shards[shardKey(bucket, key, st, part)]
 	p.mu.Unlock()

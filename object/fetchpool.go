@@ -184,7 +184,7 @@ func (p *FetchPool) wake() {
 // grants (the fetch must report back with done) and cancel for each it
 // withdraws, until the pool finishes the read (k fetches succeeded),
 // fails it (errPoolGaveUp) or ctx ends.
-func (p *FetchPool) await(ctx context.Context, r *poolRead, start, cancel func(shard int)) error {
+func (p *FetchPool) await(ctx context.Context, r *poolRead, start func(sched.Action), cancel func(shard int)) error {
 	for {
 		select {
 		case a := <-r.acts:
@@ -207,10 +207,10 @@ func (p *FetchPool) await(ctx context.Context, r *poolRead, start, cancel func(s
 	}
 }
 
-func (p *FetchPool) act(a sched.Action, start, cancel func(int)) {
+func (p *FetchPool) act(a sched.Action, start func(sched.Action), cancel func(int)) {
 	switch a.Kind {
 	case sched.Start:
-		start(a.Shard)
+		start(a)
 	case sched.Cancel:
 		cancel(a.Shard)
 	}

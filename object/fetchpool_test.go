@@ -24,7 +24,7 @@ func TestFetchPoolEveryPolicy(t *testing.T) {
 	for _, name := range sched.Policies() {
 		t.Run(name, func(t *testing.T) {
 			pool := newTestPool(t, name, 3)
-			l, _ := newTestLayer(t, func(c *Config) { c.Pool = pool })
+			l, fc := newTestLayer(t, func(c *Config) { c.Pool = pool })
 			objs := map[string][]byte{}
 			for i := range 6 {
 				key := fmt.Sprintf("k%d", i)
@@ -48,6 +48,18 @@ func TestFetchPoolEveryPolicy(t *testing.T) {
 			}
 			if st.Fetches < uint64(len(objs)*3*4) {
 				t.Fatalf("%d fetches through the pool, want at least %d", st.Fetches, len(objs)*3*4)
+			}
+			// eta's fetches carry their read's size to the peers.
+			var tagged int64
+			for _, p := range fc.peers {
+				tagged += p.tagged.Load()
+			}
+			// (A fetch cancelled before it reached its peer is not counted.)
+			switch {
+			case name == "eta" && 2*tagged < int64(st.Fetches):
+				t.Fatalf("%s: %d of %d pooled reads tagged with a priority", name, tagged, st.Fetches)
+			case name != "eta" && tagged != 0:
+				t.Fatalf("%s: %d pooled reads tagged with a priority, want none", name, tagged)
 			}
 		})
 	}

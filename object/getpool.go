@@ -11,6 +11,7 @@ import (
 
 	"tessera/erasure"
 	"tessera/meta"
+	"tessera/sched"
 )
 
 // MaxPooledShard is the largest shard range read through the fetch
@@ -55,8 +56,9 @@ func (l *Layer) readPooled(ctx context.Context, v *version, ec *erasure.Coder, p
 	var mu sync.Mutex
 	fetches := map[int]*chunkFetch{}
 	var wg sync.WaitGroup
-	start := func(shard int) {
-		fctx, cancel := context.WithCancel(ctx)
+	start := func(a sched.Action) {
+		shard := a.Shard
+		fctx, cancel := context.WithCancel(meta.WithReadPriority(ctx, a.Priority))
 		f := &chunkFetch{cancel: cancel, done: make(chan struct{})}
 		mu.Lock()
 		fetches[shard] = f

@@ -97,6 +97,9 @@ func (c *Client) ReadShard(ctx context.Context, bucket, key string, stamp meta.S
 	q.Set("part", strconv.Itoa(part))
 	q.Set("offset", strconv.FormatInt(offset, 10))
 	q.Set("length", strconv.FormatInt(length, 10))
+	if prio := meta.ReadPriority(ctx); prio > 0 {
+		q.Set("prio", strconv.FormatInt(prio, 10))
+	}
 	resp, err := c.do(ctx, http.MethodGet, pathShard, q, nil)
 	if err != nil {
 		return nil, err

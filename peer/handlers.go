@@ -133,6 +133,7 @@ func (s *server) readShard(w http.ResponseWriter, r *http.Request, q *query) err
 	st := meta.Stamp{Nanos: q.int("nanos", 0), Writer: q.str("writer")}
 	part := q.int("part", 0)
 	offset, length := q.int("offset", 0), q.int("length", -1)
+	prio := q.int("prio", 0) // 0 or absent: untagged
 	if q.err != nil {
 		return q.err
 	}
@@ -144,7 +145,7 @@ func (s *server) readShard(w http.ResponseWriter, r *http.Request, q *query) err
 		return err
 	}
 	defer rc.Close()
-	out, err := s.pace.writer(r.Context(), w)
+	out, err := s.pace.writer(r.Context(), w, prio)
 	if err != nil {
 		return err
 	}

@@ -31,11 +31,18 @@ type testPeer struct {
 // now, when set, is the server's clock.
 func newPeer(t *testing.T, now func() time.Time) *testPeer {
 	t.Helper()
+	return newPeerWith(t, ServerConfig{Now: now})
+}
+
+// newPeerWith is newPeer with more of the server's configuration.
+func newPeerWith(t *testing.T, cfg ServerConfig) *testPeer {
+	t.Helper()
 	st, err := storage.Open(t.TempDir(), storage.DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(NewServer(ServerConfig{Store: st, Secret: secret, Now: now}))
+	cfg.Store, cfg.Secret = st, secret
+	srv := httptest.NewServer(NewServer(cfg))
 	c := NewClient(ClientConfig{ID: "p1", BaseURL: srv.URL, Secret: secret})
 	t.Cleanup(func() {
 		c.CloseIdleConnections()

@@ -26,17 +26,17 @@ import (
 
 // benchConfig is what `tessera bench` runs.
 type benchConfig struct {
-	endpoints                                listFlag
-	access, secret, region, bucket           string
-	policies                                 listFlag
-	rhos                                     floatList
-	bursts                                   intList
-	requests, objects, concurrency           int
-	capacity                                 float64 // aggregate peer bytes/s that ρ refers to
-	meanSize                                 float64 // of the objects written
-	maxSize                                  int64
-	seed                                     uint64
-	format                                   string
+	endpoints                      listFlag
+	access, secret, region, bucket string
+	policies                       listFlag
+	rhos                           floatList
+	bursts                         intList
+	requests, objects, concurrency int
+	capacity                       float64 // aggregate peer bytes/s that ρ refers to
+	meanSize                       float64 // of the objects written
+	maxSize                        int64
+	seed                           uint64
+	format                         string
 }
 
 // runBench drives a running cluster with the simulator's workload, once

@@ -437,4 +437,3 @@ func (r *run) sample() {
 	}
 	r.push(event{t: r.now + 1, kind: evMonitor})
 }
-

@@ -75,6 +75,7 @@ type peerModel struct {
 	spec    peerSpec
 	last    float64
 	active  []*xfer
+	set     []*xfer // the transfers the link works on: see reset
 	ver     uint64
 	bgOn    bool
 	rng     *rand.Rand
@@ -111,23 +112,29 @@ func (p *peerModel) advance(now float64) {
 }
 
 // served returns the transfers the link works on now.
-func (p *peerModel) served() []*xfer {
+func (p *peerModel) served() []*xfer { return p.set }
+
+// reset recomputes the served set after the active set changed: the
+// tagged transfers of lowest key, else every transfer.
+func (p *peerModel) reset() {
 	best := math.Inf(1)
 	for _, x := range p.active {
 		if x.prio > 0 {
 			best = min(best, x.key)
 		}
 	}
-	if math.IsInf(best, 1) {
-		return p.active
-	}
-	var out []*xfer
+	p.set = p.set[:0]
 	for _, x := range p.active {
-		if x.prio > 0 && x.key == best {
-			out = append(out, x)
+		if math.IsInf(best, 1) || (x.prio > 0 && x.key == best) {
+			p.set = append(p.set, x)
 		}
 	}
-	return out
+}
+
+func (p *peerModel) add(x *xfer) {
+	x.onPeer = true
+	p.active = append(p.active, x)
+	p.reset()
 }
 
 func (p *peerModel) remove(x *xfer) {
@@ -135,6 +142,7 @@ func (p *peerModel) remove(x *xfer) {
 		p.active = slices.Delete(p.active, i, i+1)
 	}
 	x.onPeer = false
+	p.reset()
 }
 
 // gw is one gateway: its own dispatcher over the shared peers.
@@ -340,9 +348,9 @@ func (r *run) setupDone(id int) {
 	}
 	p := &r.peers[x.peer]
 	p.advance(r.now)
-	x.rem, x.onPeer = x.size, true
+	x.rem = x.size
 	x.key = float64(x.prio) + sched.PeerAging*p.spec.bw*r.now
-	p.active = append(p.active, x)
+	p.add(x)
 	r.reschedule(x.peer)
 }
 

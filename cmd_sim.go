@@ -175,6 +175,6 @@ func registerSched(fs *flag.FlagSet, policy *string, pool *int) {
 
 // registerSendLimit adds the peer's benchmark pacing flags.
 func registerSendLimit(fs *flag.FlagSet, l *peer.SendLimit) {
-	fs.Float64Var(&l.Rate, "max-send-rate", 0, "pace shard streams to this many bytes/s in total, to emulate a slower NIC (0: unlimited; 125e6 is 1 GbE)")
+	fs.Float64Var(&l.Rate, "max-send-rate", 0, "pace shard streams to this many bytes/s in total, to emulate a slower NIC or, just below the NIC's speed, to send the smallest reads first (0: unlimited; 125e6 is 1 GbE)")
 	fs.DurationVar(&l.Delay, "chunk-delay", 0, "wait this long before each shard stream, to emulate a seek")
 }

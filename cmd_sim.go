@@ -41,6 +41,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&codes, "codes", "erasure codes K+M drawn uniformly per object (comma-separated; default 1+1,2+2,3+3,4+6, seed 000's (n,k) = (2,1), (4,2), (6,3), (10,4))")
 	fs.Float64Var(&bw, "peer-gbps", 1, "full-speed peer NIC in Gbit/s")
 	fs.DurationVar(&p.Setup, "setup", p.Setup, "fixed cost per chunk fetch at a peer")
+	fs.Int64Var(&p.MaxSize, "max-size", 64<<20, "largest object (tessera bench writes at most 16 MiB by default)")
 	fs.StringVar(&format, "format", "table", "output: table or json")
 	fs.StringVar(&svgDir, "svg", "", "write SVG charts (mean, p99, variance vs p) to this directory")
 	if err := parse(fs, args); err != nil {
@@ -53,8 +54,8 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	p.Codes = codes
 	p.NoPeerOrder = !*peerOrder
 	switch {
-	case p.Peers < 1 || p.Gateways < 1 || p.Slots < 1 || p.Requests < 1 || seeds < 1:
-		return errors.New("sim: --peers, --gateways, --fetch-pool, --requests and --seeds must be positive")
+	case p.Peers < 1 || p.Gateways < 1 || p.Slots < 1 || p.Requests < 1 || seeds < 1 || p.MaxSize < 1:
+		return errors.New("sim: --peers, --gateways, --fetch-pool, --requests, --seeds and --max-size must be positive")
 	case slices.ContainsFunc(p.Codes, func(c [2]int) bool { return c[0] > p.Peers }):
 		return fmt.Errorf("sim: --codes: a code is wider than %d peers", p.Peers)
 	case format != "table" && format != "json":

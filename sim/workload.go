@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"time"
@@ -18,6 +19,7 @@ type Params struct {
 	Hetero   bool     // mixed NICs and on/off background load
 	Mixed    bool     // mixed NICs only (no background load)
 	Codes    [][2]int // (n, k) codes drawn uniformly per object; nil: Codes
+	MaxSize  int64    // largest object; 0: 64 MiB
 	// NoPeerOrder makes peers ignore fetch priorities: every transfer
 	// shares the link, tagged or not.
 	NoPeerOrder bool
@@ -121,7 +123,7 @@ func generate(p Params) workload {
 		c := codes[rng.IntN(len(codes))]
 		n := min(c[0], p.Peers)
 		size := int64(math.Exp(sizeMu + sizeSigma*rng.NormFloat64()))
-		size = min(max(size, minSize), maxSize)
+		size = min(max(size, minSize), cmp.Or(p.MaxSize, maxSize))
 		for j := range n { // partial Fisher-Yates: n distinct peers
 			x := j + rng.IntN(p.Peers-j)
 			perm[j], perm[x] = perm[x], perm[j]

@@ -194,3 +194,38 @@ func TestPeerOrder(t *testing.T) {
 		}
 	}
 }
+
+// The default policy's standing at a few points where the margins are
+// wide (the full sweep is `tessera sim`, figures in SCHEDULING.md): mean
+// at most 0.7x SERPT-R's and 0.6x LOAD's, p99 at most 0.7x SERPT-R's,
+// bytes moved at most 1.05x needed.
+func TestDefaultPolicyTargets(t *testing.T) {
+	for _, tc := range []struct {
+		hetero   bool
+		gateways int
+		rho      float64
+		burst    int
+	}{
+		{false, 1, 0.5, 50},
+		{true, 1, 0.5, 100},
+		{false, 2, 0.1, 100},
+		{true, 2, 0.5, 200},
+	} {
+		p := DefaultParams()
+		p.Requests, p.Hetero, p.Gateways, p.Rho, p.Burst = 4000, tc.hetero, tc.gateways, tc.rho, tc.burst
+		w := generate(p)
+		rows := map[string]Row{}
+		for _, pol := range []string{"eta", "serpt-r", "load"} {
+			res, err := runOn(pol, p, w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows[pol] = Summarise(res)
+		}
+		e, s, l := rows["eta"], rows["serpt-r"], rows["load"]
+		if e.Mean > 0.7*s.Mean || e.Mean > 0.6*l.Mean || e.P99 > 0.7*s.P99 || e.Amp > 1.05 {
+			t.Errorf("%+v: eta mean %.1f p99 %.1f amp %.3f; SERPT-R mean %.1f p99 %.1f; LOAD mean %.1f",
+				tc, e.Mean, e.P99, e.Amp, s.Mean, s.P99, l.Mean)
+		}
+	}
+}

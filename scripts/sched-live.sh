@@ -9,8 +9,9 @@
 # Knobs (environment): GATEWAYS (1), MIXED (0), RATE (12.5e6 bytes/s per
 # peer, a 100 Mbit/s NIC), DELAY (2ms per chunk), POLICIES (all), RHO (0.5),
 # BURSTS (10,100), REQUESTS (500), OBJECTS (100), BASE (19100, first port),
-# FORMAT (table), TESSERA (binary; built if unset). Everything started is
-# stopped on exit; data lives in a temporary directory.
+# FORMAT (table), TESSERA (binary; built if unset), KEEP (set: keep the
+# temporary directory with data and logs). Everything started is stopped
+# on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,7 +24,7 @@ pids=()
 cleanup() {
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
 	wait 2>/dev/null || true
-	rm -rf "$work"
+	if [[ -n ${KEEP:-} ]]; then echo "kept $work" >&2; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
 
@@ -64,17 +65,24 @@ for i in $(seq 0 9); do
 	pids+=($!)
 done
 
-# Wait for every gateway to see a settled ring of all ten peers.
-for g in $(seq 0 $((GATEWAYS - 1))); do
-	for _ in $(seq 1 300); do
+# Wait for every gateway to hold the same settled ring epoch of all ten
+# peers, so that no object is written before the layout it will be read
+# under.
+settled='.ring.epoch != null and .ring.peers == 10 and (.ring.moving | not)'
+for _ in $(seq 1 300); do
+	epochs=()
+	for g in $(seq 0 $((GATEWAYS - 1))); do
 		st=$(curl -fsS "http://127.0.0.1:$((BASE + 10 * g + 1))/api/status" 2>/dev/null || true)
-		if [[ -n $st ]] && jq -e '.ring.peers == 10 and (.ring.moving | not)' >/dev/null <<<"$st"; then
-			break
+		if [[ -n $st ]] && jq -e "$settled" >/dev/null <<<"$st"; then
+			epochs+=("$(jq .ring.epoch <<<"$st")")
 		fi
-		sleep 0.2
 	done
-	jq -e '.ring.peers == 10' >/dev/null <<<"$st" || { echo "gateway $g never saw 10 peers" >&2; tail -5 "$work"/*.log >&2; exit 1; }
+	if [[ ${#epochs[@]} == "$GATEWAYS" && $(printf '%s\n' "${epochs[@]}" | sort -u | wc -l) == 1 ]]; then
+		break
+	fi
+	sleep 0.2
 done
+[[ ${#epochs[@]} == "$GATEWAYS" ]] || { echo "the gateways never settled on one ring of 10 peers" >&2; tail -5 "$work"/*.log >&2; exit 1; }
 
 gbps=$(python3 -c "print($total * 8 / 1e9)")
 echo "# $GATEWAYS gateway(s), 10 peers at $RATE B/s$([[ $MIXED == 1 ]] && echo ' (peer 8 at 1/2, peer 9 at 1/4)'), chunk delay $DELAY, aggregate $gbps Gbit/s" >&2

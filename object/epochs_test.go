@@ -78,3 +78,55 @@ func TestReadsFollowPreviousEpoch(t *testing.T) {
 		}
 	}
 }
+
+// narrowingCluster is fakeCluster whose ring can shrink to its first
+// width peers (width 0: all), as an epoch minted before every peer was
+// seen; the full ring is then the previous one.
+type narrowingCluster struct {
+	*fakeCluster
+	width int
+}
+
+func (c *narrowingCluster) Peers() []meta.PeerID {
+	if c.width > 0 {
+		return c.ids[:c.width]
+	}
+	return c.fakeCluster.Peers()
+}
+
+func (c *narrowingCluster) Placement(bucket, key string, n int) ([]meta.PeerID, error) {
+	if c.width > 0 && n > c.width {
+		return nil, fmt.Errorf("%d peers, need %d", c.width, n)
+	}
+	return c.fakeCluster.Placement(bucket, key, n)
+}
+
+func (c *narrowingCluster) PrevPlacement(bucket, key string, n int) ([]meta.PeerID, bool) {
+	if c.width == 0 {
+		return nil, false
+	}
+	ps, err := c.fakeCluster.Placement(bucket, key, n)
+	return ps, err == nil
+}
+
+// A new epoch too narrow for the code still lets reads find the objects
+// where the previous ring put them.
+func TestReadsWhenEpochNarrowerThanCode(t *testing.T) {
+	nc := &narrowingCluster{fakeCluster: newFakeCluster(9)}
+	l, _ := newTestLayerN(t, 9, func(c *Config) { c.Cluster = nc })
+	for _, p := range nc.peers {
+		p.MakeBucket(context.Background(), meta.Bucket{Name: testBucket})
+	}
+	data := map[string][]byte{}
+	for i := range 6 {
+		k := fmt.Sprintf("k%d", i)
+		data[k] = randBytes(uint64(i), 700+i*5000)
+		put(t, l, k, data[k])
+	}
+	nc.width = 5 // the 4+2 code needs 6
+	for k, want := range data {
+		if got, err := get(l, k); err != nil || string(got) != string(want) {
+			t.Fatalf("%s on a 5-peer epoch after a 9-peer ring: %d bytes, %v", k, len(got), err)
+		}
+	}
+}

@@ -212,7 +212,7 @@ func (l *Layer) queryCodes() []meta.Code {
 	seen := map[meta.Code]bool{}
 	var out []meta.Code
 	for _, c := range l.classes {
-		if !seen[c] && c.N() <= len(l.cfg.Cluster.Peers()) {
+		if !seen[c] {
 			seen[c] = true
 			out = append(out, c)
 		}

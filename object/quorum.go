@@ -152,12 +152,19 @@ type codeSet struct {
 
 func (l *Layer) querySet(bucket, key string) (querySet, error) {
 	q := querySet{index: map[meta.PeerID]int{}}
+	width := len(l.cfg.Cluster.Peers())
 	for _, c := range l.queryCodes() {
-		ps, err := l.cfg.Cluster.Placement(bucket, key, c.N())
-		if err != nil {
-			return querySet{}, fmt.Errorf("placement of %s/%s for %s: %w", bucket, key, c, err)
+		var sets [][]meta.PeerID
+		if c.N() <= width {
+			ps, err := l.cfg.Cluster.Placement(bucket, key, c.N())
+			if err != nil {
+				return querySet{}, fmt.Errorf("placement of %s/%s for %s: %w", bucket, key, c, err)
+			}
+			sets = append(sets, ps)
 		}
-		sets := [][]meta.PeerID{ps}
+		// A new epoch's ring may be narrower than the last one (an epoch
+		// minted before every peer was seen): keys of a code it cannot
+		// place still sit where the previous ring put them.
 		if prev, ok := l.prevPlacement(bucket, key, c.N()); ok {
 			sets = append(sets, prev)
 		}

@@ -396,13 +396,14 @@ func (d *Dispatcher) start(now time.Duration, r *reqState, s int, hedge bool) {
 	p.chosen++
 	d.stats.fetches++
 	d.stats.bytes += r.ChunkBytes
+	_, eta := d.pol.(*etaPolicy)
 	if hedge {
 		d.stats.hedges++
-	} else if _, ok := d.pol.(*etaPolicy); ok {
+	} else if eta {
 		d.watch(r, s)
 	}
 	a := Action{Kind: Start, Req: r.ID, Shard: s, Peer: r.Peers[s], Hedge: hedge}
-	if _, ok := d.pol.(*etaPolicy); ok {
+	if eta {
 		a.Priority = int64(r.K) * r.ChunkBytes
 	}
 	d.out = append(d.out, a)

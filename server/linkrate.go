@@ -9,7 +9,7 @@ import (
 )
 
 // sysNet is where Linux describes network interfaces.
-var sysNet = "/sys/class/net"
+const sysNet = "/sys/class/net"
 
 // linkRate is the bytes/s a peer advertising api can send at best: the
 // speed of the interface holding api's address, lowered to sendCap when
@@ -17,12 +17,10 @@ var sysNet = "/sys/class/net"
 // systems).
 func linkRate(api string, sendCap float64) float64 {
 	nic := nicRate(api)
-	switch {
-	case sendCap > 0 && (nic == 0 || sendCap < nic):
+	if sendCap > 0 && (nic == 0 || sendCap < nic) {
 		return sendCap
-	default:
-		return nic
 	}
+	return nic
 }
 
 // nicRate reads the link speed of the interface that holds host's IP.

@@ -133,12 +133,9 @@ func benchFill(ctx context.Context, cl *minio.Client, c benchConfig) ([]string, 
 			return nil, nil, fmt.Errorf("bench: make bucket: %w", err)
 		}
 	}
-	p := sim.DefaultParams()
-	p.Requests, p.Seed = c.objects, c.seed
+	sizes := sim.ObjectSizes(c.objects, c.seed, c.maxSize)
 	var keys []string
-	var sizes []int64
-	for i, g := range sim.Trace(p) {
-		size := min(g.Size, c.maxSize)
+	for i, size := range sizes {
 		data := make([]byte, size)
 		_, _ = rand.Read(data) // documented never to fail
 		key := fmt.Sprintf("obj-%05d", i)
@@ -146,7 +143,6 @@ func benchFill(ctx context.Context, cl *minio.Client, c benchConfig) ([]string, 
 			return nil, nil, fmt.Errorf("bench: put %s: %w", key, err)
 		}
 		keys = append(keys, key)
-		sizes = append(sizes, size)
 	}
 	return keys, sizes, nil
 }
@@ -176,21 +172,18 @@ func setPolicy(ctx context.Context, c benchConfig, endpoint, name string) error 
 // gateway i mod G as in the simulator. The trace's gaps are scaled to the
 // mean size of the objects written, so ρ is the load actually offered.
 func benchPoint(ctx context.Context, cls []*minio.Client, c benchConfig, keys []string, rho float64, burst int, bar *progress) (sim.Result, error) {
-	p := sim.DefaultParams()
-	p.Peers, p.Rho, p.Burst, p.Requests, p.Seed = 1, rho, burst, c.requests, c.seed
-	p.PeerBW = c.capacity * sim.MeanSize() / c.meanSize
-	trace := sim.Trace(p)
+	arrivals := sim.Arrivals(rho, burst, c.requests, c.seed, c.capacity, c.meanSize)
 	var (
 		mu      sync.Mutex
-		lat     []float64
+		res     sim.Result
 		failed  atomic.Int64
 		wg      sync.WaitGroup
 		firstEr error
 	)
 	sem := make(chan struct{}, c.concurrency)
 	start := time.Now()
-	for i, g := range trace {
-		if d := time.Until(start.Add(time.Duration(g.At * float64(time.Second)))); d > 0 {
+	for i, at := range arrivals {
+		if d := time.Until(start.Add(time.Duration(at * float64(time.Second)))); d > 0 {
 			select {
 			case <-time.After(d):
 			case <-ctx.Done():
@@ -204,7 +197,7 @@ func benchPoint(ctx context.Context, cls []*minio.Client, c benchConfig, keys []
 			defer wg.Done()
 			defer func() { <-sem }()
 			t0 := time.Now()
-			err := benchGet(ctx, cls[i%len(cls)], c.bucket, keys[(i*7919)%len(keys)])
+			err := benchGet(ctx, cls[i%len(cls)], c.bucket, keys[sim.ObjectOf(i, len(keys))])
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -213,7 +206,8 @@ func benchPoint(ctx context.Context, cls []*minio.Client, c benchConfig, keys []
 					firstEr = err
 				}
 			} else {
-				lat = append(lat, time.Since(t0).Seconds())
+				res.Latencies = append(res.Latencies, time.Since(t0).Seconds())
+				res.Bursts = append(res.Bursts, i/burst)
 			}
 			bar.add()
 		}()
@@ -222,7 +216,7 @@ func benchPoint(ctx context.Context, cls []*minio.Client, c benchConfig, keys []
 	if n := failed.Load(); n > 0 {
 		return sim.Result{}, fmt.Errorf("bench: %d GETs failed, first: %w", n, firstEr)
 	}
-	return sim.Result{Latencies: lat}, nil
+	return res, nil
 }
 
 func benchGet(ctx context.Context, cl *minio.Client, bucket, key string) error {

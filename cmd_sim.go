@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -42,6 +43,10 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&bw, "peer-gbps", 1, "full-speed peer NIC in Gbit/s")
 	fs.DurationVar(&p.Setup, "setup", p.Setup, "fixed cost per chunk fetch at a peer")
 	fs.Int64Var(&p.MaxSize, "max-size", 64<<20, "largest object (tessera bench writes at most 16 MiB by default)")
+	fs.IntVar(&p.Objects, "objects", 0, "replay `tessera bench --objects N`'s workload: N objects, each with one code and placement, read in its order at its arrival times (0: a fresh object per GET)")
+	fs.Uint64Var(&p.BenchSeed, "bench-seed", 1, "with --objects, the `tessera bench --seed` to replay; --seeds then vary only placements and background load")
+	perBurst := fs.Bool("per-burst", false, "with --format json, add each point's mean latency per burst (burst_mean_ms)")
+	against := fs.String("against", "", "instead of the table, compare the order of the policies with a live run's `tessera bench --format json` output")
 	fs.StringVar(&format, "format", "table", "output: table or json")
 	fs.StringVar(&svgDir, "svg", "", "write SVG charts (mean, p99, variance vs p) to this directory")
 	if err := parse(fs, args); err != nil {
@@ -54,6 +59,8 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	p.Codes = codes
 	p.NoPeerOrder = !*peerOrder
 	switch {
+	case p.Objects < 0:
+		return errors.New("sim: --objects must not be negative")
 	case p.Peers < 1 || p.Gateways < 1 || p.Slots < 1 || p.Requests < 1 || seeds < 1 || p.MaxSize < 1:
 		return errors.New("sim: --peers, --gateways, --fetch-pool, --requests, --seeds and --max-size must be positive")
 	case slices.ContainsFunc(p.Codes, func(c [2]int) bool { return c[0] > p.Peers }):
@@ -71,14 +78,30 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("sim: --burst %d must be positive", b)
 		}
 	}
+	var live []sim.Row
+	if *against != "" {
+		var err error
+		if live, err = readRuns(*against); err != nil {
+			return err
+		}
+	}
 	start := time.Now()
 	rows, err := sim.Sweep(p, policies, rhos, bursts, seeds, nil)
 	if err != nil {
 		return err
 	}
-	if format == "json" {
-		err = sim.WriteJSON(stdout, rows)
-	} else {
+	switch {
+	case live != nil:
+		err = sim.WriteAgreement(stdout, sim.Agree(rows, live))
+	case format == "json":
+		out := slices.Clone(rows)
+		for i := range out {
+			if !*perBurst {
+				out[i].BurstMeans = nil
+			}
+		}
+		err = sim.WriteJSON(stdout, out)
+	default:
 		fmt.Fprintf(stdout, "%d peers, %d gateway(s), L=%d, hetero=%v, mixed-nics=%v, codes=%s, peer-order=%v, %d GETs x %d seeds per point, %s\n\n",
 			p.Peers, p.Gateways, p.Slots, p.Hetero, p.Mixed, codes.String(), !p.NoPeerOrder, p.Requests, seeds, time.Since(start).Round(time.Millisecond))
 		err = sim.WriteTable(stdout, rows)
@@ -178,4 +201,14 @@ func registerSched(fs *flag.FlagSet, policy *string, pool *int) {
 func registerSendLimit(fs *flag.FlagSet, l *peer.SendLimit) {
 	fs.Float64Var(&l.Rate, "max-send-rate", 0, "pace shard streams to this many bytes/s in total, to emulate a slower NIC or, just below the NIC's speed, to send the smallest reads first (0: unlimited; 125e6 is 1 GbE)")
 	fs.DurationVar(&l.Delay, "chunk-delay", 0, "wait this long before each shard stream, to emulate a seek")
+}
+
+// readRuns reads a `--format json` output of tessera bench or sim.
+func readRuns(path string) ([]sim.Row, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("sim: %w", err)
+	}
+	defer f.Close()
+	return sim.ReadJSON(f)
 }

@@ -165,6 +165,7 @@ type run struct {
 	free    []int          // ids of finished xfers
 	active  map[[2]int]int // (req, shard) → xfer
 	lat     []float64
+	bursts  []int
 	moved   float64
 	needed  float64
 	actions []sched.Action
@@ -195,6 +196,7 @@ func (m monitor) LinkRate(id meta.PeerID) (float64, bool) {
 // Result is one run's outcome.
 type Result struct {
 	Latencies []float64 // seconds, one per finished GET
+	Bursts    []int     // the burst of each latency: GET i is in burst i / p
 	Moved     float64   // bytes transferred, cancelled partial transfers included
 	Needed    float64   // bytes strictly needed: k chunks per GET
 	Hedges    uint64
@@ -237,7 +239,7 @@ func runOn(policy string, p Params, w workload) (Result, error) {
 	for _, g := range r.gws {
 		hedges += g.d.Hedges()
 	}
-	return Result{Latencies: r.lat, Moved: r.moved, Needed: r.needed, Hedges: hedges, Failed: r.failed}, nil
+	return Result{Latencies: r.lat, Bursts: r.bursts, Moved: r.moved, Needed: r.needed, Hedges: hedges, Failed: r.failed}, nil
 }
 
 func (r *run) push(e event) { heap.Push(&r.ev, e) }
@@ -307,6 +309,7 @@ func (r *run) dispatch(g int) {
 			r.cancel(int(a.Req), a.Shard)
 		case sched.Finish:
 			r.lat = append(r.lat, r.now-r.w.reqs[a.Req].at)
+			r.bursts = append(r.bursts, int(a.Req)/r.p.Burst)
 		case sched.Fail:
 			r.failed++
 		}

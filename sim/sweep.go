@@ -21,6 +21,10 @@ type Row struct {
 	HedgeRate float64 `json:"hedge_rate"`
 	Requests  int     `json:"requests"`
 	Failed    int     `json:"failed"`
+	// BurstMeans is the mean latency (ms) of each burst's finished GETs,
+	// seeds one after another: the unit policies are paired on, since
+	// burst b holds the same GETs under every policy.
+	BurstMeans []float64 `json:"burst_mean_ms,omitempty"`
 }
 
 // Sweep runs every policy at every (ρ, p) for seeds 1..seeds on base,
@@ -78,11 +82,15 @@ func Sweep(base Params, policies []string, rhos []float64, bursts []int, seeds i
 	for i := 0; i < len(jobs); i += seeds {
 		j := jobs[i]
 		var pooled Result
-		for _, o := range results[i : i+seeds] {
+		perSeed := (base.Requests + bursts[j.bi] - 1) / bursts[j.bi]
+		for s, o := range results[i : i+seeds] {
 			if o.err != nil {
 				return nil, o.err
 			}
 			pooled.Latencies = append(pooled.Latencies, o.res.Latencies...)
+			for _, b := range o.res.Bursts {
+				pooled.Bursts = append(pooled.Bursts, s*perSeed+b)
+			}
 			pooled.Moved += o.res.Moved
 			pooled.Needed += o.res.Needed
 			pooled.Hedges += o.res.Hedges
@@ -118,5 +126,28 @@ func Summarise(r Result) Row {
 	if r.Needed > 0 {
 		row.Amp = r.Moved / r.Needed
 	}
+	row.BurstMeans = burstMeans(r)
 	return row
+}
+
+// burstMeans averages r's latencies per burst, in ms; nil without burst
+// numbers. A burst none of whose GETs finished is -1.
+func burstMeans(r Result) []float64 {
+	if len(r.Bursts) != len(r.Latencies) || len(r.Bursts) == 0 {
+		return nil
+	}
+	n := slices.Max(r.Bursts) + 1
+	sum, cnt := make([]float64, n), make([]int, n)
+	for i, b := range r.Bursts {
+		sum[b] += r.Latencies[i]
+		cnt[b]++
+	}
+	for b := range sum {
+		if cnt[b] == 0 {
+			sum[b] = -1
+			continue
+		}
+		sum[b] = sum[b] / float64(cnt[b]) * 1e3
+	}
+	return sum
 }

@@ -26,6 +26,13 @@ type Params struct {
 	PeerBW      float64       // bytes/s of a full-speed peer (1 GbE = 125e6)
 	Setup       time.Duration // per-chunk fixed cost at the peer
 	Shape       float64       // Weibull shape of burst gaps
+	// Objects > 0 replays `tessera bench`'s workload instead of fresh
+	// draws: Objects objects sized by BenchSeed (ObjectSizes), GET i
+	// reading object ObjectOf(i, Objects) at Arrivals' times. Each object
+	// keeps one code and one placement, drawn from Seed, which then varies
+	// only placements and background load.
+	Objects   int
+	BenchSeed uint64
 }
 
 // DefaultParams returns 10 peers at 1 GbE, one gateway, L=20, 2 ms setup.
@@ -98,56 +105,111 @@ func peerSpeeds(p Params) []peerSpec {
 }
 
 func generate(p Params) workload {
+	if p.Objects > 0 {
+		return replay(p)
+	}
 	rng := rand.New(rand.NewPCG(p.Seed, 0x5eed))
 	peers := peerSpeeds(p)
-	var capacity float64
-	for _, s := range peers {
-		capacity += s.bw
-	}
-	meanGap := float64(p.Burst) * MeanSize() / (p.Rho * capacity)
+	meanGap := float64(p.Burst) * MeanSize() / (p.Rho * capacity(peers))
 	scale := meanGap / math.Gamma(1+1/p.Shape)
 	reqs := make([]req, p.Requests)
 	t := 0.0
-	perm := make([]int, p.Peers)
-	for i := range perm {
-		perm[i] = i
-	}
+	perm := identity(p.Peers)
 	for i := range reqs {
 		if i > 0 && i%p.Burst == 0 {
 			t += scale * math.Pow(-math.Log(1-rng.Float64()), 1/p.Shape)
 		}
-		codes := p.Codes
-		if len(codes) == 0 {
-			codes = Codes
-		}
-		c := codes[rng.IntN(len(codes))]
-		n := min(c[0], p.Peers)
-		size := int64(math.Exp(sizeMu + sizeSigma*rng.NormFloat64()))
-		size = min(max(size, minSize), cmp.Or(p.MaxSize, maxSize))
-		for j := range n { // partial Fisher-Yates: n distinct peers
-			x := j + rng.IntN(p.Peers-j)
-			perm[j], perm[x] = perm[x], perm[j]
-		}
-		reqs[i] = req{at: t, size: size, n: n, k: min(c[1], n), peers: append([]int(nil), perm[:n]...),
-			gw: i % max(p.Gateways, 1)}
+		reqs[i] = draw(rng, p, perm, func() int64 {
+			size := int64(math.Exp(sizeMu + sizeSigma*rng.NormFloat64()))
+			return min(max(size, minSize), cmp.Or(p.MaxSize, maxSize))
+		})
+		reqs[i].at, reqs[i].gw = t, i%max(p.Gateways, 1)
 	}
 	return workload{reqs: reqs, peers: peers}
 }
 
-// TraceGET is one GET of a workload: when (seconds from the start) and
-// how large the object is.
-type TraceGET struct {
-	At   float64
-	Size int64
+// draw picks an object's code, then its size, then its n holders, in the
+// order the workload's random stream has always used.
+func draw(rng *rand.Rand, p Params, perm []int, size func() int64) req {
+	codes := p.Codes
+	if len(codes) == 0 {
+		codes = Codes
+	}
+	c := codes[rng.IntN(len(codes))]
+	n := min(c[0], p.Peers)
+	s := size()
+	for j := range n { // partial Fisher-Yates: n distinct peers
+		x := j + rng.IntN(p.Peers-j)
+		perm[j], perm[x] = perm[x], perm[j]
+	}
+	return req{size: s, n: n, k: min(c[1], n), peers: append([]int(nil), perm[:n]...)}
 }
 
-// Trace returns the arrival times and sizes of p's workload, for load
-// generators against a real cluster; capacity there is PeerBW x Peers.
-func Trace(p Params) []TraceGET {
+// replay builds the workload `tessera bench` offers a live cluster.
+func replay(p Params) workload {
+	peers := peerSpeeds(p)
+	sizes := ObjectSizes(p.Objects, p.BenchSeed, cmp.Or(p.MaxSize, maxSize))
+	var sum float64
+	objs := make([]req, len(sizes))
+	rng := rand.New(rand.NewPCG(p.Seed, 0x0b1ec75))
+	perm := identity(p.Peers)
+	for i, s := range sizes {
+		sum += float64(s)
+		objs[i] = draw(rng, p, perm, func() int64 { return s })
+	}
+	at := Arrivals(p.Rho, p.Burst, p.Requests, p.BenchSeed, capacity(peers), sum/float64(len(sizes)))
+	reqs := make([]req, len(at))
+	for i, t := range at {
+		reqs[i] = objs[ObjectOf(i, len(objs))]
+		reqs[i].at, reqs[i].gw = t, i%max(p.Gateways, 1)
+	}
+	return workload{reqs: reqs, peers: peers}
+}
+
+func capacity(peers []peerSpec) float64 {
+	var c float64
+	for _, s := range peers {
+		c += s.bw
+	}
+	return c
+}
+
+func identity(n int) []int {
+	perm := make([]int, n)
+	for i := range perm {
+		perm[i] = i
+	}
+	return perm
+}
+
+// ObjectSizes returns the sizes of the n objects `tessera bench` writes
+// for seed: the workload's first n draws, clipped to maxSize.
+func ObjectSizes(n int, seed uint64, maxSize int64) []int64 {
+	p := DefaultParams()
+	p.Requests, p.Seed = n, seed
 	w := generate(p)
-	out := make([]TraceGET, len(w.reqs))
+	out := make([]int64, n)
 	for i, r := range w.reqs {
-		out[i] = TraceGET{At: r.at, Size: r.size}
+		out[i] = min(r.size, maxSize)
 	}
 	return out
 }
+
+// Arrivals returns the arrival times, in seconds from the start, of
+// requests GETs in bursts of burst at load rho of capacity bytes/s, for
+// objects of mean size meanSize: the gaps of seed's workload, scaled.
+func Arrivals(rho float64, burst, requests int, seed uint64, capacity, meanSize float64) []float64 {
+	p := DefaultParams()
+	p.Peers, p.Rho, p.Burst, p.Requests, p.Seed = 1, rho, burst, requests, seed
+	p.PeerBW = capacity * MeanSize() / meanSize
+	w := generate(p)
+	out := make([]float64, len(w.reqs))
+	for i, r := range w.reqs {
+		out[i] = r.at
+	}
+	return out
+}
+
+// ObjectOf returns which of n objects `tessera bench` reads with GET i:
+// a fixed stride through them, so every object is read equally often.
+func ObjectOf(i, n int) int { return i * 7919 % n }

@@ -1,0 +1,109 @@
+package sim
+
+import (
+	"math"
+	"slices"
+	"testing"
+)
+
+func replayParams() Params {
+	p := DefaultParams()
+	p.Requests, p.Burst, p.Objects, p.BenchSeed = 600, 10, 100, 1
+	p.Codes, p.MaxSize = [][2]int{{6, 4}}, 16<<20
+	return p
+}
+
+// The replay is the workload tessera bench offers: its objects, read in
+// its order at its times, each object always on the same holders.
+func TestReplayIsTheBenchWorkload(t *testing.T) {
+	p := replayParams()
+	w := generate(p)
+	sizes := ObjectSizes(p.Objects, p.BenchSeed, p.MaxSize)
+	var sum float64
+	for _, s := range sizes {
+		sum += float64(s)
+	}
+	at := Arrivals(p.Rho, p.Burst, p.Requests, p.BenchSeed, capacity(w.peers), sum/float64(len(sizes)))
+	holders := map[int][]int{}
+	for i, r := range w.reqs {
+		obj := ObjectOf(i, p.Objects)
+		if r.size != sizes[obj] || r.at != at[i] || r.n != 6 || r.k != 4 || r.gw != 0 {
+			t.Fatalf("GET %d: size %d at %v (%d,%d), want object %d of %d bytes at %v", i, r.size, r.at, r.n, r.k, obj, sizes[obj], at[i])
+		}
+		if h, ok := holders[obj]; ok && !slices.Equal(h, r.peers) {
+			t.Fatalf("object %d on %v, then on %v", obj, h, r.peers)
+		}
+		holders[obj] = r.peers
+	}
+	if len(holders) != p.Objects {
+		t.Fatalf("%d objects read, want all %d", len(holders), p.Objects)
+	}
+
+	// Another run seed moves the objects but not the trace.
+	q := p
+	q.Seed = 2
+	v := generate(q)
+	moved := 0
+	for i := range w.reqs {
+		if v.reqs[i].at != w.reqs[i].at || v.reqs[i].size != w.reqs[i].size {
+			t.Fatalf("GET %d changed with the run seed", i)
+		}
+		if !slices.Equal(v.reqs[i].peers, w.reqs[i].peers) {
+			moved++
+		}
+	}
+	if moved == 0 {
+		t.Fatal("the run seed did not change any placement")
+	}
+}
+
+// ObjectSizes are the first draws of the ordinary workload, clipped.
+func TestObjectSizes(t *testing.T) {
+	p := DefaultParams()
+	p.Requests = 50
+	w := generate(p)
+	got := ObjectSizes(50, 1, 1<<20)
+	for i, r := range w.reqs {
+		if want := min(r.size, 1<<20); got[i] != want {
+			t.Fatalf("object %d: %d bytes, want %d", i, got[i], want)
+		}
+	}
+}
+
+func TestBurstMeans(t *testing.T) {
+	r := Result{Latencies: []float64{0.010, 0.030, 0.100}, Bursts: []int{0, 0, 2}}
+	got := burstMeans(r)
+	want := []float64{20, -1, 100}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-9 {
+			t.Fatalf("burst means %v, want %v", got, want)
+		}
+	}
+	if burstMeans(Result{Latencies: []float64{1}}) != nil {
+		t.Fatal("burst means without burst numbers")
+	}
+}
+
+// Sweep numbers the bursts of each seed after the last seed's.
+func TestSweepBurstsPerSeed(t *testing.T) {
+	p := small()
+	p.Requests, p.Burst = 100, 10
+	rows, err := Sweep(p, []string{"eta"}, []float64{0.5}, []int{10}, 3, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(rows[0].BurstMeans); got != 30 {
+		t.Fatalf("%d burst means, want 3 seeds x 10 bursts", got)
+	}
+	var sum float64
+	for _, m := range rows[0].BurstMeans {
+		if m < 0 {
+			t.Fatalf("a burst without finished GETs: %v", rows[0].BurstMeans)
+		}
+		sum += m
+	}
+	// Every burst has p GETs, so the mean of burst means is the mean.
+	if mean := sum / 30; math.Abs(mean-rows[0].Mean) > 1e-6*rows[0].Mean {
+		t.Fatalf("mean of burst means %v, row mean %v", mean, rows[0].Mean)
+	}
+}

@@ -83,7 +83,7 @@ type Config struct {
 	NominalBW float64       // bytes/s a peer of unknown link rate is assumed to deliver before measured [125e6]
 	Setup     time.Duration // eta: fixed cost per chunk fetch [2ms]
 	Window    time.Duration // load: wait this long after the first arrival to close a batch [0]
-	Aging     float64       // eta: seconds of nominal transfer that one second of waiting offsets [0.03]
+	Aging     float64       // eta: seconds of transfer at the fastest known link that one second of waiting offsets [0.03]
 	HedgeRate float64       // eta: hedges per finished read, at most [0.05]; negative disables
 	Period    time.Duration // wlc-cpu: re-weighting round [5s]
 	Load      LoadSource    // gossiped throughput_send and CPU; nil reads as idle
@@ -182,6 +182,9 @@ type Dispatcher struct {
 	hedge  hedger
 	hedges hedgeHeap // eta: regular fetches that may need a hedge
 	stats  counters
+	// fastest is the highest link rate any submitted read's holder
+	// announced, 0 while none has: the rate eta's aging is counted in.
+	fastest float64
 }
 
 // policy is the part that differs between named policies.
@@ -277,6 +280,7 @@ func (d *Dispatcher) Submit(now time.Duration, r Request) error {
 		return nil
 	}
 	if _, ok := d.pol.(latePolicy); ok {
+		d.learnLinks(rs.Peers)
 		d.heapPush(rs)
 	} else {
 		d.unplan = append(d.unplan, rs)

@@ -408,3 +408,29 @@ func TestStartPriority(t *testing.T) {
 		}
 	}
 }
+
+// eta's aging is counted at the fastest announced link, not NominalBW:
+// on 100x slower links one second of waiting is worth 100x fewer bytes.
+func TestETAAgingFollowsLinkRate(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		load  LoadSource
+		first ReqID
+	}{
+		{"no link rates: NominalBW", fixedLoad{}, 1},
+		{"links 100x slower", linkLoad{links: map[meta.PeerID]float64{"a": 1, "b": 1, "c": 1, "d": 1}}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// Aging 1: one second of waiting is worth one second of
+			// transfer. At NominalBW 100 the read waiting 11 s gains 1100
+			// bytes and passes the 990-byte-smaller newcomer; at 1 byte/s
+			// it gains 11 and does not.
+			d := newD(t, "eta", Config{Slots: 1, NominalBW: 100, Aging: 1, HedgeRate: -1, Load: tc.load})
+			_ = d.Submit(0, Request{ID: 1, Peers: peersOf("a", "b"), K: 1, ChunkBytes: 1000})
+			_ = d.Submit(11*time.Second, Request{ID: 2, Peers: peersOf("c", "d"), K: 1, ChunkBytes: 10})
+			if got := starts(d.Dispatch(11*time.Second, nil), tc.first); len(got) != 1 {
+				t.Fatalf("read %d should go first", tc.first)
+			}
+		})
+	}
+}

@@ -51,9 +51,10 @@ func randomIdle(d *Dispatcher, r *reqState) int {
 // with the earliest predicted completion (setup + (gateways x in-flight
 // bytes + chunk) / predicted rate), skipping peers at PeerCap. Reads go
 // shortest remaining bytes first, aged so that one second of waiting is
-// worth Aging seconds of nominal transfer: weakly (0.03), because under
-// bursts a strong aging turns the queue into FIFO across bursts and
-// every small read then waits for the last burst's large ones. Exactly k
+// worth Aging seconds of transfer at the fastest announced link rate
+// (agingRate): weakly (0.03), because under bursts a strong aging turns
+// the queue into FIFO across bursts and every small read then waits for
+// the last burst's large ones. Exactly k
 // fetches per read, plus at most one budgeted hedge against a straggler.
 // Every fetch carries its read's size as Priority for the peer.
 type etaPolicy struct{}
@@ -62,7 +63,7 @@ func (*etaPolicy) name() string    { return "eta" }
 func (*etaPolicy) redundant() bool { return false }
 func (*etaPolicy) key(d *Dispatcher, r *reqState) float64 {
 	remaining := float64(r.K-r.done-r.inflight) * float64(r.ChunkBytes)
-	return remaining + d.cfg.Aging*d.cfg.NominalBW*r.arrival.Seconds()
+	return remaining + d.cfg.Aging*d.agingRate()*r.arrival.Seconds()
 }
 func (*etaPolicy) choose(d *Dispatcher, r *reqState, now time.Duration) int {
 	best, bc := -1, math.Inf(1)

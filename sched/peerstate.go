@@ -139,6 +139,33 @@ func (d *Dispatcher) nominal(p *peerState) float64 {
 	return d.cfg.NominalBW
 }
 
+// learnLinks raises fastest to the best link rate peers announce.
+func (d *Dispatcher) learnLinks(peers []meta.PeerID) {
+	ls, ok := d.cfg.Load.(LinkSource)
+	if !ok {
+		return
+	}
+	for _, id := range peers {
+		if id == "" {
+			continue // a holder the caller does not trust
+		}
+		if r, ok := ls.LinkRate(id); ok {
+			d.fastest = max(d.fastest, r)
+		}
+	}
+}
+
+// agingRate converts eta's waiting time into bytes: the fastest link
+// announced, else NominalBW. It follows the cluster's real speed, so one
+// second of waiting weighs the same against a read's size on 100 Mbit/s
+// peers as on 10 GbE ones.
+func (d *Dispatcher) agingRate() float64 {
+	if d.fastest > 0 {
+		return d.fastest
+	}
+	return d.cfg.NominalBW
+}
+
 // rate is the peer's predicted delivery rate to this gateway: measured
 // goodput decaying to its nominal rate, capped by what the others leave
 // of that rate according to gossip.

@@ -25,6 +25,10 @@ type Flip struct {
 	Sim, Live Interval
 }
 
+// Contradiction reports whether both runs resolve the pair: the two
+// orders then really differ, not merely within noise.
+func (f Flip) Contradiction() bool { return f.Sim.Resolved() && f.Live.Resolved() }
+
 // Agreement compares the order of policies by mean latency at one
 // (ρ, p) point, simulated against live.
 type Agreement struct {
@@ -138,17 +142,23 @@ func PairedDiff(a, b []float64, diff float64) Interval {
 }
 
 // WriteAgreement prints each point's two orders, τ, and every pair the
-// two order differently, with whether each side resolves it.
+// two order differently, with whether each side resolves it, then how
+// many of those pairs both resolve.
 func WriteAgreement(w io.Writer, as []Agreement) error {
 	for _, a := range as {
 		fmt.Fprintf(w, "ρ=%g p=%d  Kendall τ %.2f\n  simulated: %s\n  live:      %s\n",
 			a.Rho, a.Burst, a.Tau, strings.Join(a.Sim, " < "), strings.Join(a.Live, " < "))
+		contra := 0
 		for _, f := range a.Flips {
-			fmt.Fprintf(w, "  %s before %s in simulation: sim %s, live %s\n", f.A, f.B, describe(f.Sim), describe(f.Live))
+			verdict := "within noise"
+			if f.Contradiction() {
+				verdict = "CONTRADICTION"
+				contra++
+			}
+			fmt.Fprintf(w, "  %s before %s in simulation: sim %s, live %s: %s\n", f.A, f.B, describe(f.Sim), describe(f.Live), verdict)
 		}
-		if len(a.Flips) > 0 && !slices.ContainsFunc(a.Flips, func(f Flip) bool { return f.Live.Resolved() }) {
-			fmt.Fprintln(w, "  no live flip is resolved: the live order is the simulated one within the live run's 95% intervals")
-		}
+		fmt.Fprintf(w, "  %d of %d pairs ordered differently, %d resolved both ways\n",
+			len(a.Flips), len(a.Sim)*(len(a.Sim)-1)/2, contra)
 	}
 	return nil
 }

@@ -66,14 +66,19 @@ func TestAgree(t *testing.T) {
 		t.Fatalf("flips %+v, want b before c", a.Flips)
 	}
 	f := a.Flips[0]
-	if !f.Sim.Resolved() || f.Live.Resolved() {
+	if !f.Sim.Resolved() || f.Live.Resolved() || f.Contradiction() {
 		t.Fatalf("flip %+v: want resolved in simulation, not live", f)
+	}
+	// A live run that resolves the swap too contradicts the simulation.
+	live[1], live[2] = row("b", 4, 4, 4, 4), row("c", 3, 3, 3, 3)
+	if f := Agree(sim, live)[0].Flips[0]; !f.Contradiction() {
+		t.Fatalf("flip %+v: want a contradiction", f)
 	}
 	var out bytes.Buffer
 	if err := WriteAgreement(&out, got); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Kendall τ 0.33", "b before c", "no live flip is resolved"} {
+	for _, want := range []string{"Kendall τ 0.33", "b before c", "within noise", "1 of 3 pairs ordered differently, 0 resolved both ways"} {
 		if !strings.Contains(out.String(), want) {
 			t.Fatalf("report lacks %q:\n%s", want, out.String())
 		}

@@ -7,14 +7,20 @@
 // (Hetero) one peer in ten runs at half speed, one at a quarter, and three
 // in ten carry an on/off background load taking 60% of their NIC 30% of
 // the time; Mixed gives the mixed NICs alone. Peers announce their NIC
-// speed (sched.LinkSource), not their background load. Gateways are not modelled as bottlenecks. GETs arrive in
-// bursts of p with Weibull gaps scaled so the offered bytes are ρ of the
-// aggregate peer bandwidth; sizes are lognormal (90% < 4 MiB, 99% < 16 MiB),
-// codes (2,1), (4,2), (6,3), (10,4) uniformly (or Params.Codes), placement uniform over
-// peers. A 1-s monitor samples every peer's bytes sent (throughput_send)
-// and utilisation (as CPU) for the policies that read gossip.
+// speed (sched.LinkSource), not their background load. Gateways are not
+// modelled as bottlenecks, except for an optional front end (Frontend)
+// that hands a burst's GETs to the fetch pool one at a time. GETs arrive
+// in bursts of p with Weibull gaps scaled so the offered bytes are ρ of
+// the aggregate peer bandwidth; sizes are lognormal (90% < 4 MiB, 99% <
+// 16 MiB), codes (2,1), (4,2), (6,3), (10,4) uniformly (or Params.Codes),
+// placement uniform over peers. With Objects, the workload is instead the
+// one tessera bench offers a live cluster (Arrivals, ObjectSizes,
+// ObjectOf), so live and simulated runs see the same GETs. A 1-s monitor
+// samples every peer's bytes sent (throughput_send) and utilisation (as
+// CPU) for the policies that read gossip.
 //
 // Invariants: a run is deterministic given its Params; the workload
 // (arrivals, sizes, codes, placement, background toggles) depends only on
-// the seed, so policies are compared on common random numbers.
+// the seeds, so policies are compared on common random numbers, and each
+// latency carries its burst so that comparisons can pair bursts.
 package sim

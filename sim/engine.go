@@ -21,6 +21,7 @@ const (
 	evToggle         // background load flips; a = peer
 	evMonitor        // the 1-s load monitor samples every peer
 	evWake           // a gateway's dispatcher asked to run; a = gateway
+	evEnter          // a GET leaves its gateway's front end for the pool; a = request
 )
 
 type event struct {
@@ -159,6 +160,7 @@ type run struct {
 	byID    map[meta.PeerID]int
 	peers   []peerModel
 	gws     []gw
+	front   []float64 // per gateway: when its front end is next free
 	ev      eventHeap
 	now     float64
 	xfers   []*xfer        // by id; ids are reused once free
@@ -230,6 +232,7 @@ func runOn(policy string, p Params, w workload) (Result, error) {
 		}
 		r.gws = append(r.gws, gw{d: d, wake: math.Inf(1)})
 	}
+	r.front = make([]float64, len(r.gws))
 	if len(w.reqs) > 0 {
 		r.push(event{t: w.reqs[0].at, kind: evArrival, a: 0})
 	}
@@ -263,6 +266,8 @@ func (r *run) loop() {
 		case evWake:
 			r.gws[e.a].wake = math.Inf(1)
 			r.dispatch(e.a)
+		case evEnter:
+			r.dispatch(r.submit(e.a))
 		}
 		finished = len(r.lat) + r.failed
 	}
@@ -270,22 +275,19 @@ func (r *run) loop() {
 
 func (r *run) dur() time.Duration { return time.Duration(r.now * float64(time.Second)) }
 
-// arrive submits every GET arriving at this instant, then dispatches.
+// arrive submits every GET arriving at this instant, then dispatches;
+// with a front end, each GET instead queues there first.
 func (r *run) arrive(i int) {
 	t := r.w.reqs[i].at
 	touched := make([]bool, len(r.gws))
 	for ; i < len(r.w.reqs) && r.w.reqs[i].at == t; i++ {
-		q := &r.w.reqs[i]
-		peers := make([]meta.PeerID, q.n)
-		for s, pi := range q.peers {
-			peers[s] = r.ids[pi]
+		if r.p.Frontend > 0 {
+			g := r.w.reqs[i].gw
+			r.front[g] = max(r.front[g], r.now) + r.p.Frontend.Seconds()
+			r.push(event{t: r.front[g], kind: evEnter, a: i})
+			continue
 		}
-		chunk := (q.size + int64(q.k) - 1) / int64(q.k)
-		r.needed += float64(chunk) * float64(q.k)
-		if err := r.gws[q.gw].d.Submit(r.dur(), sched.Request{ID: sched.ReqID(i), Peers: peers, K: q.k, ChunkBytes: chunk}); err != nil {
-			panic(err) // ids are indexes: a duplicate is a bug here
-		}
-		touched[q.gw] = true
+		touched[r.submit(i)] = true
 	}
 	if i < len(r.w.reqs) {
 		r.push(event{t: r.w.reqs[i].at, kind: evArrival, a: i})
@@ -295,6 +297,21 @@ func (r *run) arrive(i int) {
 			r.dispatch(g)
 		}
 	}
+}
+
+// submit hands GET i to its gateway's dispatcher and returns the gateway.
+func (r *run) submit(i int) int {
+	q := &r.w.reqs[i]
+	peers := make([]meta.PeerID, q.n)
+	for s, pi := range q.peers {
+		peers[s] = r.ids[pi]
+	}
+	chunk := (q.size + int64(q.k) - 1) / int64(q.k)
+	r.needed += float64(chunk) * float64(q.k)
+	if err := r.gws[q.gw].d.Submit(r.dur(), sched.Request{ID: sched.ReqID(i), Peers: peers, K: q.k, ChunkBytes: chunk}); err != nil {
+		panic(err) // ids are indexes: a duplicate is a bug here
+	}
+	return q.gw
 }
 
 // dispatch runs gateway g's dispatcher and carries out its actions.

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"testing"
+	"time"
 )
 
 func replayParams() Params {
@@ -105,5 +106,34 @@ func TestSweepBurstsPerSeed(t *testing.T) {
 	// Every burst has p GETs, so the mean of burst means is the mean.
 	if mean := sum / 30; math.Abs(mean-rows[0].Mean) > 1e-6*rows[0].Mean {
 		t.Fatalf("mean of burst means %v, row mean %v", mean, rows[0].Mean)
+	}
+}
+
+// A front end hands a burst's GETs to the pool one at a time: the last of
+// a burst of p on an idle cluster waits p-1 turns more than the first.
+func TestFrontend(t *testing.T) {
+	p := DefaultParams()
+	p.Peers, p.Requests, p.Burst, p.Rho = 4, 4, 4, 0.01
+	p.Codes, p.MaxSize = [][2]int{{1, 1}}, 1<<10 // tiny reads: latency ~ setup
+	base, err := Run("eta", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Frontend = 10 * time.Millisecond
+	fe, err := Run("eta", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := func(r Result) float64 {
+		var s float64
+		for _, l := range r.Latencies {
+			s += l
+		}
+		return s
+	}
+	// Turns of 10, 20, 30 and 40 ms: 100 ms more in all, less a little
+	// sharing of the peers that the spread-out reads no longer do.
+	if got := sum(fe) - sum(base); math.Abs(got-0.100) > 0.5e-3 {
+		t.Fatalf("front end added %v s over the burst, want 0.100", got)
 	}
 }

@@ -26,6 +26,12 @@ type Params struct {
 	PeerBW      float64       // bytes/s of a full-speed peer (1 GbE = 125e6)
 	Setup       time.Duration // per-chunk fixed cost at the peer
 	Shape       float64       // Weibull shape of burst gaps
+	// Frontend is each GET's handling at its gateway before the read
+	// reaches the fetch pool (request parsing, authentication, metadata
+	// reads), served one GET at a time per gateway: the host CPU a live
+	// gateway queues behind when a burst lands. 0: reads reach the pool
+	// on arrival, all of a burst at once.
+	Frontend time.Duration
 	// Objects > 0 replays `tessera bench`'s workload instead of fresh
 	// draws: Objects objects sized by BenchSeed (ObjectSizes), GET i
 	// reading object ObjectOf(i, Objects) at Arrivals' times. Each object

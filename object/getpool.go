@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 	"sync"
+	"time"
 
 	"tessera/erasure"
 	"tessera/meta"
@@ -51,6 +52,7 @@ func (l *Layer) readPooled(ctx context.Context, v *version, ec *erasure.Coder, p
 		}
 	}
 	pool := l.cfg.Pool
+	submitted := time.Now()
 	id, pr := pool.submit(peers, o.Code.K, shardLen)
 	open := l.opener(v, p.Number)
 	var mu sync.Mutex
@@ -80,6 +82,10 @@ func (l *Layer) readPooled(ctx context.Context, v *version, ec *erasure.Coder, p
 	}
 	err := pool.await(ctx, pr, start, cancel)
 	pool.abort(id, pr)
+	// When a burst's reads reach the pool, and how long each spent there,
+	// shows how much of a GET's time the scheduler decides.
+	l.log.Debug().Str("bucket", o.Bucket).Str("key", o.Key).Int64("submitted_us", submitted.UnixMicro()).
+		Dur("pooled", time.Since(submitted)).Int64("shard_bytes", shardLen).Msg("pooled read")
 	defer func() {
 		for _, f := range fetches {
 			f.cancel()

@@ -16,8 +16,9 @@
 // placement uniform over peers. With Objects, the workload is instead the
 // one tessera bench offers a live cluster (Arrivals, ObjectSizes,
 // ObjectOf), so live and simulated runs see the same GETs. A 1-s monitor
-// samples every peer's bytes sent (throughput_send) and utilisation (as
-// CPU) for the policies that read gossip.
+// samples every peer's bytes sent (throughput_send) and its CPU, taken as
+// proportional to those bytes (the same cost per byte on every host), for
+// the policies that read gossip.
 //
 // Invariants: a run is deterministic given its Params; the workload
 // (arrivals, sizes, codes, placement, background toggles) depends only on

@@ -461,7 +461,10 @@ func (r *run) sample() {
 		p.advance(r.now)
 		p.tps = p.sent - p.sampled
 		p.sampled = p.sent
-		p.cpu = min(p.tps/p.spec.bw, 1)
+		// CPU follows the bytes sent at one cost per byte on every host,
+		// as on real peers: a slow NIC sends less and so burns less CPU,
+		// it does not look busy.
+		p.cpu = min(p.tps/r.p.PeerBW, 1)
 	}
 	r.push(event{t: r.now + 1, kind: evMonitor})
 }

@@ -10,8 +10,9 @@
 # peer, a 100 Mbit/s NIC), DELAY (2ms per chunk), POLICIES (all), RHO (0.5),
 # BURSTS (10,100), REQUESTS (500), OBJECTS (100), BASE (19100, first port),
 # FORMAT (table), TESSERA (binary; built if unset), KEEP (set: keep the
-# temporary directory with data and logs). Everything started is stopped
-# on exit.
+# temporary directory with data and logs), LOG_LEVEL (info; debug logs
+# every pooled read, for scripts/pool-spread.py). Everything started is
+# stopped on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -50,7 +51,7 @@ for g in $(seq 0 $((GATEWAYS - 1))); do
 	[[ $g -gt 0 ]] && join=(--join "127.0.0.1:$((BASE + 2))")
 	"$bin" gateway --address "127.0.0.1:$((BASE + 10 * g))" --web-address "127.0.0.1:$((BASE + 10 * g + 1))" \
 		--bind "127.0.0.1:$((BASE + 10 * g + 2))" --gossip-timing fast --fetch-pool 20 --web-public \
-		--scan-interval 0 "${join[@]}" >"$work/gw$g.log" 2>&1 &
+		--scan-interval 0 --log-format json --log-level "${LOG_LEVEL:-info}" "${join[@]}" >"$work/gw$g.log" 2>&1 &
 	pids+=($!)
 	endpoints+=("127.0.0.1:$((BASE + 10 * g))")
 done

@@ -105,4 +105,36 @@ func TestBenchAgainstEmbedded(t *testing.T) {
 	if st := srv.Gateway().SchedStatus(); st.Finished == 0 || st.Slots != 4 {
 		t.Fatalf("status %+v", st)
 	}
+
+	// Its JSON carries each burst's mean, and the simulator, replaying the
+	// same workload, compares its order of the policies with it.
+	out.Reset()
+	err = runBench(ctx, []string{"--endpoint", srv.S3Addr(), "--objects", "6", "--requests", "20", "--burst", "5",
+		"--rho", "0.2", "--capacity-gbps", "1", "--max-size", "300000", "--policies", "load,fcfs-r", "--format", "json"}, &out, &errb)
+	if err != nil {
+		t.Fatalf("%v: %s", err, errb.String())
+	}
+	var live struct {
+		Runs []struct {
+			BurstMeans []float64 `json:"burst_mean_ms"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &live); err != nil || len(live.Runs) != 2 || len(live.Runs[0].BurstMeans) != 4 {
+		t.Fatalf("%v: want 2 runs of 4 bursts: %s", err, out.String())
+	}
+	path := t.TempDir() + "/live.json"
+	if err := os.WriteFile(path, out.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var rep bytes.Buffer
+	err = run([]string{"sim", "--objects", "6", "--requests", "20", "--burst", "5", "--rho", "0.2", "--seeds", "2",
+		"--peer-gbps", "0.1", "--max-size", "300000", "--policies", "load,fcfs-r", "--frontend", "2ms", "--against", path}, &rep, &errb)
+	if err != nil {
+		t.Fatalf("%v: %s", err, errb.String())
+	}
+	for _, want := range []string{"ρ=0.2 p=5  Kendall τ", "simulated: ", "live:      ", "of 1 pairs ordered differently"} {
+		if !strings.Contains(rep.String(), want) {
+			t.Fatalf("no %q in the comparison:\n%s", want, rep.String())
+		}
+	}
 }

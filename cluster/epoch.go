@@ -123,6 +123,10 @@ type epochs struct {
 	reg   *registry
 	queue *memberlist.TransmitLimitedQueue
 
+	// adopting admits one adopter at a time, so the file always ends at
+	// the newest record; mu guards cur and prev for readers, who never
+	// wait for a write to disk.
+	adopting  sync.Mutex
 	mu        sync.Mutex
 	cur, prev Epoch
 }
@@ -156,27 +160,31 @@ func (e *epochs) current() (cur, prev Epoch) {
 }
 
 // adopt makes ep current if it is newer, persisting and re-broadcasting it,
-// and reports whether it did.
+// and reports whether it did. The record is on disk before anyone can see
+// it as current: a node never acts on a layout it could forget in a
+// restart, and of two records adopted at once the newer is written last.
 func (e *epochs) adopt(ep Epoch, origin string) bool {
-	e.mu.Lock()
-	if !ep.newer(e.cur) {
-		e.mu.Unlock()
+	e.adopting.Lock()
+	defer e.adopting.Unlock()
+	cur, _ := e.current()
+	if !ep.newer(cur) {
 		return false
 	}
-	if ep.Number == e.cur.Number {
+	if ep.Number == cur.Number {
 		e.log.Error().Uint64("epoch", ep.Number).Str("from", origin).
 			Msg("two different records for one epoch; adopting the one with the higher hash")
 	}
-	if !ep.sameLayout(e.cur) {
-		e.prev = e.cur
-	}
-	e.cur = ep
-	e.mu.Unlock()
 	b, err := encodeEpoch(ep)
 	if err != nil {
 		return false
 	}
 	e.persist(b)
+	e.mu.Lock()
+	if !ep.sameLayout(e.cur) {
+		e.prev = e.cur
+	}
+	e.cur = ep
+	e.mu.Unlock()
 	if len(b) < 1200 { // else too big for a UDP packet: push/pull carries it
 		e.queue.QueueBroadcast(&epochBroadcast{msg: b})
 	}

@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 
 	"tessera/meta"
 )
@@ -111,4 +114,28 @@ func FuzzDecodeEpoch(f *testing.F) {
 			t.Fatalf("accepted a record that builds no ring: %v", err)
 		}
 	})
+}
+
+// Records adopted at once leave the newest in the file, and none is
+// current before it is on disk.
+func TestEpochFileEndsAtNewest(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "p.epoch")
+	e := newEpochs(file, newRegistry(), zerolog.Nop(), func() int { return 1 })
+	var wg sync.WaitGroup
+	for n := 1; n <= 20; n++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e.adopt(Epoch{Number: uint64(n), Peers: []EpochPeer{{ID: "a", Weight: 1, Vnodes: n}}}, "test")
+			if cur, _ := e.current(); cur.Number >= uint64(n) {
+				if got, _ := newEpochs(file, newRegistry(), zerolog.Nop(), func() int { return 1 }).current(); got.Number < uint64(n) {
+					t.Errorf("epoch %d current, file holds %d", cur.Number, got.Number)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if got, _ := newEpochs(file, newRegistry(), zerolog.Nop(), func() int { return 1 }).current(); got.Number != 20 {
+		t.Fatalf("file holds epoch %d, want 20", got.Number)
+	}
 }

@@ -54,9 +54,9 @@ func randomIdle(d *Dispatcher, r *reqState) int {
 // worth Aging seconds of transfer at the fastest announced link rate
 // (agingRate): weakly (0.03), because under bursts a strong aging turns
 // the queue into FIFO across bursts and every small read then waits for
-// the last burst's large ones. Exactly k
-// fetches per read, plus at most one budgeted hedge against a straggler.
-// Every fetch carries its read's size as Priority for the peer.
+// the last burst's large ones. Exactly k fetches per read, plus at most
+// one budgeted hedge against a straggler. Every fetch carries its read's
+// size as Priority for the peer.
 type etaPolicy struct{}
 
 func (*etaPolicy) name() string    { return "eta" }

@@ -59,9 +59,7 @@ func TestClusterCapacityStoredBytes(t *testing.T) {
 	mc, _ := newMinio(t, gw.api, c.access, c.secret)
 	ctx := context.Background()
 	const bucket, objects, size = "capacity", 300, 160 << 10 // above the inline limit
-	waitUntil(t, 30*time.Second, "bucket created", func() bool {
-		return mc.MakeBucket(ctx, bucket, minio.MakeBucketOptions{}) == nil
-	})
+	makeBucketSoon(t, mc, bucket)
 	assigned := make([]int, len(ids))
 	keys := make([]string, objects)
 	for i := range keys {

@@ -198,9 +198,7 @@ func TestClusterTwoGateways(t *testing.T) {
 	mb, _ := newMinio(t, b.api, c.access, c.secret)
 	ctx := context.Background()
 	const bucket = "twogw"
-	waitUntil(t, 30*time.Second, "bucket created", func() bool {
-		return ma.MakeBucket(ctx, bucket, minio.MakeBucketOptions{}) == nil
-	})
+	makeBucketSoon(t, ma, bucket)
 	clients := []*minio.Client{ma, mb}
 	for i := range 40 {
 		key := fmt.Sprintf("k%02d", i%8) // each key is written five times

@@ -41,9 +41,7 @@ func TestClusterReadsAcrossFirstEpoch(t *testing.T) {
 	mb, _ := newMinio(t, b.api, c.access, c.secret)
 	ctx := context.Background()
 	const bucket = "firstepoch"
-	waitUntil(t, 30*time.Second, "bucket created", func() bool {
-		return ma.MakeBucket(ctx, bucket, minio.MakeBucketOptions{}) == nil
-	})
+	makeBucketSoon(t, ma, bucket)
 	epochAt := func() int {
 		a.mu.Lock()
 		defer a.mu.Unlock()

@@ -269,6 +269,15 @@ func tail(path string, lines int) string {
 	return strings.Join(ls, "\n")
 }
 
+// makeBucketSoon creates bucket through mc, retrying while the cluster
+// settles (a fresh cluster may not yet have enough peers for a quorum).
+func makeBucketSoon(t testing.TB, mc *minio.Client, bucket string) {
+	t.Helper()
+	waitUntil(t, 30*time.Second, "bucket created", func() bool {
+		return mc.MakeBucket(context.Background(), bucket, minio.MakeBucketOptions{}) == nil
+	})
+}
+
 func waitUntil(t testing.TB, d time.Duration, what string, cond func() bool) {
 	t.Helper()
 	waitFor(t, d, what, func() error {
@@ -293,9 +302,7 @@ func bootLoaded(t *testing.T, n int, bucket string, count int) (*procCluster, *m
 	c.waitEpoch(n)
 	mc, _ := newMinio(t, gw.api, c.access, c.secret)
 	ctx := context.Background()
-	waitUntil(t, 30*time.Second, "bucket created", func() bool {
-		return mc.MakeBucket(ctx, bucket, minio.MakeBucketOptions{}) == nil
-	})
+	makeBucketSoon(t, mc, bucket)
 	set := newObjectSet(bucket)
 	for i := range count {
 		set.put(ctx, t, mc, fmt.Sprintf("obj/%03d", i), int64(i))

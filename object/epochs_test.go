@@ -53,15 +53,7 @@ func TestReadsFollowPreviousEpoch(t *testing.T) {
 			cl = prevShifted{sc}
 		}
 		l, _ := newTestLayerN(t, 9, func(c *Config) { c.Cluster = cl })
-		for _, p := range sc.peers {
-			p.MakeBucket(context.Background(), meta.Bucket{Name: testBucket})
-		}
-		data := map[string][]byte{}
-		for i := range 12 {
-			k := fmt.Sprintf("k%d", i)
-			data[k] = randBytes(uint64(i), 500+i*3000)
-			put(t, l, k, data[k])
-		}
+		data := writeObjects(t, l, sc.fakeCluster, 12, 500, 3000)
 		sc.prev, sc.shift = 0, 4
 		failed := 0
 		for k, want := range data {
@@ -114,19 +106,28 @@ func (c *narrowingCluster) PrevPlacement(bucket, key string, n int) ([]meta.Peer
 func TestReadsWhenEpochNarrowerThanCode(t *testing.T) {
 	nc := &narrowingCluster{fakeCluster: newFakeCluster(9)}
 	l, _ := newTestLayerN(t, 9, func(c *Config) { c.Cluster = nc })
-	for _, p := range nc.peers {
-		p.MakeBucket(context.Background(), meta.Bucket{Name: testBucket})
-	}
-	data := map[string][]byte{}
-	for i := range 6 {
-		k := fmt.Sprintf("k%d", i)
-		data[k] = randBytes(uint64(i), 700+i*5000)
-		put(t, l, k, data[k])
-	}
+	data := writeObjects(t, l, nc.fakeCluster, 6, 700, 5000)
 	nc.width = 5 // the 4+2 code needs 6
 	for k, want := range data {
 		if got, err := get(l, k); err != nil || string(got) != string(want) {
 			t.Fatalf("%s on a 5-peer epoch after a 9-peer ring: %d bytes, %v", k, len(got), err)
 		}
 	}
+}
+
+// writeObjects makes the test bucket on every peer of fc (a layer over a
+// wrapped cluster does not) and writes n objects k0..k(n-1) of base,
+// base+step, ... bytes, returning their contents.
+func writeObjects(t *testing.T, l *Layer, fc *fakeCluster, n, base, step int) map[string][]byte {
+	t.Helper()
+	for _, p := range fc.peers {
+		p.MakeBucket(context.Background(), meta.Bucket{Name: testBucket})
+	}
+	data := map[string][]byte{}
+	for i := range n {
+		k := fmt.Sprintf("k%d", i)
+		data[k] = randBytes(uint64(i), base+i*step)
+		put(t, l, k, data[k])
+	}
+	return data
 }

@@ -45,6 +45,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	n.meta = &metaSource{id: cfg.NodeID, role: cfg.Role, fn: cfg.Meta, log: log}
 	n.meta.stats = newStatsGossip(cfg.NodeID, n.reg, n.numMembers)
 	n.meta.epochs = newEpochs(cfg.EpochFile, n.reg, log, n.numMembers)
+	n.meta.stats.settled = n.meta.epochs.settle
 	// Checked before memberlist sees it: an oversized first meta would
 	// panic inside memberlist.Create.
 	if _, err := n.meta.encode(); err != nil {

@@ -27,6 +27,9 @@ type Stats struct {
 	Epoch uint64 `json:"e"`
 	// Objects is the number of live objects a peer holds a shard of.
 	Objects int64 `json:"o,omitempty"`
+	// Settled is, from the gateway that moves data, the newest epoch a
+	// full pass found every object placed by (Layouts.Settled).
+	Settled uint64 `json:"m,omitempty"`
 }
 
 // StatsInterval is how often a node samples and gossips its Stats.
@@ -99,6 +102,9 @@ type statsGossip struct {
 	reg   *registry
 	queue *memberlist.TransmitLimitedQueue
 
+	// settled, when set, hears every Stats.Settled accepted.
+	settled func(uint64)
+
 	mu   sync.Mutex
 	seqs map[string]int64 // newest sequence seen per origin
 }
@@ -140,6 +146,9 @@ func (g *statsGossip) accept(m statsMsg) bool {
 	}
 	g.seqs[m.Origin] = m.Seq
 	g.mu.Unlock()
+	if m.Stats.Settled > 0 && g.settled != nil {
+		g.settled(m.Stats.Settled)
+	}
 	return g.reg.setStats(m.Origin, m.Stats, time.Now())
 }
 

@@ -11,9 +11,17 @@ func (n *Node) numMembers() int {
 	return n.ml.NumMembers()
 }
 
-// Epoch returns the ring epoch this node has adopted and the one before
-// it (zero values before any).
-func (n *Node) Epoch() (cur, prev Epoch) { return n.meta.epochs.current() }
+// Epoch returns the ring epoch this node has adopted (zero before any)
+// and the older layouts data may still sit on, newest first.
+func (n *Node) Epoch() (cur Epoch, older []Epoch) { return n.meta.epochs.current() }
+
+// Layouts returns the node's Layouts, which the caller must not modify,
+// and a generation that changes whenever they do.
+func (n *Node) Layouts() (l Layouts, gen uint64) { return n.meta.epochs.snapshot() }
+
+// Settled is the newest epoch the data mover is known to have finished
+// moving data to (0: none known).
+func (n *Node) Settled() uint64 { return n.meta.epochs.layouts().Settled }
 
 // startStats runs the node's background loop until Close: every
 // StatsInterval it gossips Config.Stats, and when Config.Propose is set it

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -14,9 +15,11 @@ type Membership interface {
 	// Peers returns the members with role peer, any state, sorted by ID.
 	Peers() []Member
 	Member(id string) (Member, bool)
-	// Epoch returns the adopted ring epoch and its predecessor; a zero
-	// Number means none, and the ring is then built from membership.
-	Epoch() (cur, prev Epoch)
+	// Layouts returns the adopted ring epoch (Number 0: none, and the ring
+	// is then built from membership), the older layouts data may still sit
+	// on and how far data is known to have moved, all read only, with a
+	// generation that changes whenever they do.
+	Layouts() (l Layouts, gen uint64)
 }
 
 // ViewConfig tunes a View.
@@ -34,12 +37,21 @@ type View struct {
 	cfg ViewConfig
 
 	mu   sync.Mutex
-	sig  string // peer IDs and zones the cached ring was built from
+	sig  string // what the cached ring was built from
 	ring *ring.Ring
-	// prev is the ring of the previous epoch, kept while data may still
-	// sit where it placed keys; prevSig names it.
-	prev    *ring.Ring
-	prevSig string
+	// The epoch rings, rebuilt when the Layouts' generation moves: the
+	// current one and the older ones, newest first.
+	gen        uint64
+	synced     bool
+	epoch      uint64
+	cur        *ring.Ring
+	older      []*ring.Ring
+	rings      map[string]*ring.Ring // by epochSig, so a layout is built once
+	onEpoch    bool                  // ring is an epoch's, not the membership ring
+	settledAny bool
+	// pre is the membership ring served before the first epoch: data
+	// written then sits where it placed keys until a move settles.
+	pre *ring.Ring
 }
 
 // NewView returns a View over src.
@@ -50,9 +62,8 @@ func NewView(src Membership, cfg ViewConfig) *View {
 // Ring returns the current ring, rebuilt if the peer set changed since the
 // last call. The returned ring is immutable.
 func (v *View) Ring() *ring.Ring {
-	cur, _ := v.src.Epoch()
-	if cur.Number > 0 {
-		return v.epochRing(cur)
+	if r := v.syncEpochs(); r != nil {
+		return r
 	}
 	members := v.src.Peers()
 	sig := signature(members)
@@ -61,61 +72,91 @@ func (v *View) Ring() *ring.Ring {
 	if v.ring != nil && sig == v.sig {
 		return v.ring
 	}
-	v.sig, v.ring = sig, buildRing(members, v.cfg.Ring)
+	v.sig, v.ring, v.onEpoch = sig, buildRing(members, v.cfg.Ring), false
 	return v.ring
 }
 
-// epochRing returns the ring of epoch e, cached by its hash. The ring it
-// replaces becomes the previous ring.
-func (v *View) epochRing(e Epoch) *ring.Ring {
-	sig := fmt.Sprintf("epoch %d %x", e.Number, e.Hash())
+// syncEpochs brings the epoch rings up to the Membership's Layouts and
+// returns the current epoch's ring, nil while there is no epoch. A
+// membership ring an epoch replaces is kept as the pre-epoch layout.
+func (v *View) syncEpochs() *ring.Ring {
+	l, gen := v.src.Layouts()
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.ring != nil && sig == v.sig {
+	if v.synced && gen == v.gen {
+		return v.cur
+	}
+	v.synced, v.gen, v.epoch = true, gen, l.Cur.Number
+	v.settledAny = l.Settled > 0
+	if l.Cur.Number == 0 {
+		v.cur, v.older = nil, nil
+		return nil
+	}
+	rings := map[string]*ring.Ring{}
+	build := func(e Epoch) *ring.Ring {
+		sig := epochSig(e)
+		r, ok := v.rings[sig]
+		if !ok {
+			r, _ = e.Ring() // decodeEpoch already refused records that build none
+		}
+		if r != nil {
+			rings[sig] = r
+		}
+		return r
+	}
+	cur := build(l.Cur)
+	if cur == nil {
 		return v.ring
 	}
-	r, err := e.Ring()
-	if err != nil { // decodeEpoch already refused such records
-		return v.ring
+	v.older = v.older[:0:0]
+	for _, e := range l.Older {
+		if r := build(e); r != nil {
+			v.older = append(v.older, r)
+		}
 	}
-	if v.ring != nil {
-		v.prev, v.prevSig = v.ring, v.sig
+	if v.ring != nil && !v.onEpoch {
+		v.pre = v.ring
 	}
-	v.sig, v.ring = sig, r
-	return r
+	v.rings, v.cur, v.ring, v.sig, v.onEpoch = rings, cur, cur, "", true
+	return cur
 }
 
-// PrevRing returns the ring of the layout before the current epoch, nil
-// when there is none.
-func (v *View) PrevRing() *ring.Ring {
+func epochSig(e Epoch) string { return fmt.Sprintf("%d %x", e.Number, e.Hash()) }
+
+// OlderRings returns the rings of the layouts before the current one that
+// data may still sit on, newest first.
+func (v *View) OlderRings() []*ring.Ring {
 	v.Ring()
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	return v.prev
+	out := slices.Clone(v.older)
+	if v.pre != nil && !v.settledAny {
+		out = append(out, v.pre)
+	}
+	return out
 }
 
 // EpochNumber is the current ring epoch (0: membership ring, no epoch).
 func (v *View) EpochNumber() uint64 {
-	cur, _ := v.src.Epoch()
-	return cur.Number
+	v.Ring()
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.epoch
 }
 
-// PrevPlacement is Placement under the previous layout; ok is false when
-// there is none or it places the key on the same peers.
-func (v *View) PrevPlacement(bucket, key string, n int) ([]meta.PeerID, bool) {
-	prev := v.PrevRing()
-	if prev == nil {
-		return nil, false
-	}
-	p, err := prev.Placement(bucket+"/"+key, n)
-	if err != nil {
-		return nil, false
-	}
+// OlderPlacements returns bucket/key's placements under the older layouts,
+// newest first, each once and none equal to the current placement.
+func (v *View) OlderPlacements(bucket, key string, n int) [][]meta.PeerID {
 	cur, err := v.Placement(bucket, key, n)
-	if err == nil && sameSet(p, cur) {
-		return nil, false
+	var out [][]meta.PeerID
+	for _, r := range v.OlderRings() {
+		p, perr := r.Placement(bucket+"/"+key, n)
+		if perr != nil || (err == nil && sameSet(p, cur)) || slices.ContainsFunc(out, func(q []meta.PeerID) bool { return sameSet(p, q) }) {
+			continue
+		}
+		out = append(out, p)
 	}
-	return p, true
+	return out
 }
 
 func sameSet(a, b []meta.PeerID) bool {

@@ -12,9 +12,12 @@ import (
 
 // fakeMembership is a Membership the test edits directly.
 type fakeMembership struct {
-	mu        sync.Mutex
-	ms        map[string]Member
-	cur, prev Epoch
+	mu      sync.Mutex
+	ms      map[string]Member
+	cur     Epoch
+	older   []Epoch
+	settled uint64
+	gen     uint64
 }
 
 func (f *fakeMembership) put(m Member) {
@@ -47,10 +50,13 @@ func (f *fakeMembership) Peers() []Member {
 	return out
 }
 
-func (f *fakeMembership) Epoch() (cur, prev Epoch) {
+// Layouts reports a new generation on every call: the test edits the
+// fields directly.
+func (f *fakeMembership) Layouts() (Layouts, uint64) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.cur, f.prev
+	f.gen++
+	return Layouts{Cur: f.cur, Older: f.older, Settled: f.settled}, f.gen
 }
 
 func (f *fakeMembership) Member(id string) (Member, bool) {

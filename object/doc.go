@@ -41,7 +41,9 @@
 // touched. After a ring epoch change, Migrator walks every object and
 // MigrateObject moves only the shards whose peer left the placement
 // (sticky distribution), relabels the peers that stay, then drops the old
-// copies; reads consult the previous epoch's placement too (PrevPlacer).
+// copies; reads consult the placements of every older layout data may
+// not have left yet too (OlderPlacer), several when epochs follow each
+// other faster than data moves.
 //
 // # Invariants
 //

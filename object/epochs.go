@@ -2,21 +2,22 @@ package object
 
 import "tessera/meta"
 
-// PrevPlacer is implemented by a Cluster whose layout changes in epochs.
-// While data moves to a new epoch's placement, some objects still sit on
-// the previous one, so metadata reads ask both (research A6 item 10); new
-// writes go to the current placement only.
-type PrevPlacer interface {
-	// PrevPlacement is the key's placement under the previous epoch; ok
-	// is false when there is none or it equals the current one.
-	PrevPlacement(bucket, key string, n int) (peers []meta.PeerID, ok bool)
+// OlderPlacer is implemented by a Cluster whose layout changes in epochs.
+// While data moves to a new epoch's placement, some objects still sit
+// where an older layout put them (several, when epochs follow each other
+// faster than data moves), so metadata reads ask those peers too
+// (research A6 item 10); new writes go to the current placement only.
+type OlderPlacer interface {
+	// OlderPlacements are the key's placements under the older layouts
+	// data may still sit on, newest first, none equal to the current one.
+	OlderPlacements(bucket, key string, n int) [][]meta.PeerID
 }
 
-// prevPlacement asks the cluster for the previous epoch's placement.
-func (l *Layer) prevPlacement(bucket, key string, n int) ([]meta.PeerID, bool) {
-	pp, ok := l.cfg.Cluster.(PrevPlacer)
+// olderPlacements asks the cluster for the older layouts' placements.
+func (l *Layer) olderPlacements(bucket, key string, n int) [][]meta.PeerID {
+	op, ok := l.cfg.Cluster.(OlderPlacer)
 	if !ok {
-		return nil, false
+		return nil
 	}
-	return pp.PrevPlacement(bucket, key, n)
+	return op.OlderPlacements(bucket, key, n)
 }

@@ -9,10 +9,11 @@ import (
 )
 
 // shiftedCluster places keys like fakeCluster, rotated by shift peers; a
-// layout change is a new shift, the old one kept as the previous epoch.
+// layout change is a new shift, older ones kept in older, newest first.
 type shiftedCluster struct {
 	*fakeCluster
-	shift, prev int
+	shift int
+	older []int
 }
 
 func (c *shiftedCluster) place(bucket, key string, n, shift int) []meta.PeerID {
@@ -34,27 +35,41 @@ func (c *shiftedCluster) Placement(bucket, key string, n int) ([]meta.PeerID, er
 	return c.place(bucket, key, n, c.shift), nil
 }
 
-type prevShifted struct{ *shiftedCluster }
-
-func (c prevShifted) PrevPlacement(bucket, key string, n int) ([]meta.PeerID, bool) {
-	if c.prev == c.shift {
-		return nil, false
-	}
-	return c.place(bucket, key, n, c.prev), true
+// relayout moves the ring to a new shift, keeping the old one.
+func (c *shiftedCluster) relayout(shift int) {
+	c.older = append([]int{c.shift}, c.older...)
+	c.shift = shift
 }
 
-// After a layout change, objects not yet moved are found on the previous
-// epoch's placement; without that second lookup they would not be.
-func TestReadsFollowPreviousEpoch(t *testing.T) {
-	for _, withPrev := range []bool{true, false} {
+type olderShifted struct{ *shiftedCluster }
+
+func (c olderShifted) OlderPlacements(bucket, key string, n int) [][]meta.PeerID {
+	var out [][]meta.PeerID
+	for _, s := range c.older {
+		if s%len(c.ids) != c.shift%len(c.ids) {
+			out = append(out, c.place(bucket, key, n, s))
+		}
+	}
+	return out
+}
+
+// After layout changes, objects not yet moved are found where an older
+// layout put them, however many layouts ago they were written; without
+// those lookups they would not be.
+func TestReadsFollowOlderLayouts(t *testing.T) {
+	for _, withOlder := range []bool{true, false} {
 		sc := &shiftedCluster{fakeCluster: newFakeCluster(9)}
 		var cl Cluster = sc
-		if withPrev {
-			cl = prevShifted{sc}
+		if withOlder {
+			cl = olderShifted{sc}
 		}
 		l, _ := newTestLayerN(t, 9, func(c *Config) { c.Cluster = cl })
-		data := writeObjects(t, l, sc.fakeCluster, 12, 500, 3000)
-		sc.prev, sc.shift = 0, 4
+		data := writeObjects(t, l, sc.fakeCluster, 6, 500, 3000)
+		sc.relayout(3) // two epochs in quick succession: nothing moved
+		for k, v := range writeObjectsFrom(t, l, 6, 6, 700, 2000) {
+			data[k] = v
+		}
+		sc.relayout(6)
 		failed := 0
 		for k, want := range data {
 			got, err := get(l, k)
@@ -63,10 +78,10 @@ func TestReadsFollowPreviousEpoch(t *testing.T) {
 			}
 		}
 		switch {
-		case withPrev && failed > 0:
-			t.Fatalf("with the previous epoch consulted, %d of %d reads failed", failed, len(data))
-		case !withPrev && failed == 0:
-			t.Fatal("reads worked without the previous epoch: the test cannot tell the lookup matters")
+		case withOlder && failed > 0:
+			t.Fatalf("with the older layouts consulted, %d of %d reads failed", failed, len(data))
+		case !withOlder && failed == 0:
+			t.Fatal("reads worked without the older layouts: the test cannot tell the lookup matters")
 		}
 	}
 }
@@ -93,12 +108,15 @@ func (c *narrowingCluster) Placement(bucket, key string, n int) ([]meta.PeerID, 
 	return c.fakeCluster.Placement(bucket, key, n)
 }
 
-func (c *narrowingCluster) PrevPlacement(bucket, key string, n int) ([]meta.PeerID, bool) {
+func (c *narrowingCluster) OlderPlacements(bucket, key string, n int) [][]meta.PeerID {
 	if c.width == 0 {
-		return nil, false
+		return nil
 	}
 	ps, err := c.fakeCluster.Placement(bucket, key, n)
-	return ps, err == nil
+	if err != nil {
+		return nil
+	}
+	return [][]meta.PeerID{ps}
 }
 
 // A new epoch too narrow for the code still lets reads find the objects
@@ -123,10 +141,17 @@ func writeObjects(t *testing.T, l *Layer, fc *fakeCluster, n, base, step int) ma
 	for _, p := range fc.peers {
 		p.MakeBucket(context.Background(), meta.Bucket{Name: testBucket})
 	}
+	return writeObjectsFrom(t, l, 0, n, base, step)
+}
+
+// writeObjectsFrom writes objects k(first)..k(first+n-1) of base,
+// base+step, ... bytes, returning their contents.
+func writeObjectsFrom(t *testing.T, l *Layer, first, n, base, step int) map[string][]byte {
+	t.Helper()
 	data := map[string][]byte{}
 	for i := range n {
-		k := fmt.Sprintf("k%d", i)
-		data[k] = randBytes(uint64(i), base+i*step)
+		k := fmt.Sprintf("k%d", first+i)
+		data[k] = randBytes(uint64(first+i), base+i*step)
 		put(t, l, k, data[k])
 	}
 	return data

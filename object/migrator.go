@@ -19,6 +19,9 @@ type MigratorConfig struct {
 	// Active, when set, is asked before each pass; a false answer skips
 	// it (another gateway does the moving).
 	Active func() bool
+	// Settled, when set, hears each new MigrationStats.Done: the cluster
+	// may then stop looking for data on layouts older than that epoch.
+	Settled func(epoch uint64)
 }
 
 // MigrationStats is a Migrator's progress.
@@ -108,9 +111,7 @@ func (m *Migrator) run(ctx context.Context) {
 			// the epoch change and landed on the old placement after the
 			// first pass had listed past them.
 			if clean := m.pass(ctx); clean && m.pass(ctx) {
-				m.mu.Lock()
-				m.stats.Done = max(m.stats.Done, target)
-				m.mu.Unlock()
+				m.settle(target)
 				break
 			}
 			t := time.NewTimer(m.cfg.Retry)
@@ -121,6 +122,17 @@ func (m *Migrator) run(ctx context.Context) {
 			case <-t.C:
 			}
 		}
+	}
+}
+
+// settle records that every object sits on epoch target's placement or
+// a newer one.
+func (m *Migrator) settle(target uint64) {
+	m.mu.Lock()
+	m.stats.Done = max(m.stats.Done, target)
+	m.mu.Unlock()
+	if m.cfg.Settled != nil {
+		m.cfg.Settled(target)
 	}
 }
 

@@ -164,10 +164,8 @@ func (l *Layer) querySet(bucket, key string) (querySet, error) {
 		}
 		// A new epoch's ring may be narrower than the last one (an epoch
 		// minted before every peer was seen): keys of a code it cannot
-		// place still sit where the previous ring put them.
-		if prev, ok := l.prevPlacement(bucket, key, c.N()); ok {
-			sets = append(sets, prev)
-		}
+		// place still sit where an older ring put them.
+		sets = append(sets, l.olderPlacements(bucket, key, c.N())...)
 		for _, ps := range sets {
 			q.codes = append(q.codes, codeSet{code: c, peers: ps})
 			for _, p := range ps {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -76,6 +77,9 @@ type Gateway struct {
 	pool    *object.FetchPool
 	repair  *object.RepairQueue
 	migrate *object.Migrator
+	// settled is the newest epoch this gateway's data mover finished,
+	// gossiped in its stats so every node can drop older layouts.
+	settled atomic.Uint64
 	stopBg  context.CancelFunc
 	servers []*http.Server
 	lns     []net.Listener
@@ -103,7 +107,7 @@ func StartGateway(ctx context.Context, cfg GatewayConfig) (*Gateway, error) {
 		Meta: func() cluster.NodeMeta {
 			return cluster.NodeMeta{ID: cfg.ID, Role: cluster.RoleGateway, APIAddr: g.S3Addr()}
 		},
-		Stats: gatewayStats(),
+		Stats: gatewayStats(&g.settled),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("gateway: gossip: %w", err)

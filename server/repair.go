@@ -12,7 +12,8 @@ import (
 // wait out its backoff.
 func (g *Gateway) startRepair() {
 	g.repair.Start(g.layer)
-	g.migrate = object.NewMigrator(g.layer, object.MigratorConfig{Logger: g.cfg.Logger, Active: g.leadGateway})
+	g.migrate = object.NewMigrator(g.layer, object.MigratorConfig{Logger: g.cfg.Logger, Active: g.leadGateway,
+		Settled: func(e uint64) { g.settled.Store(e) }})
 	ctx, cancel := context.WithCancel(context.Background())
 	g.stopBg = cancel
 	ch, unsubscribe := g.node.Subscribe()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"tessera/cluster"
@@ -19,10 +20,10 @@ func (p *Peer) stats() cluster.Stats {
 }
 
 // gatewayStats samples what a gateway gossips: the host's CPU (its shard
-// traffic is the peers' to report).
-func gatewayStats() func() cluster.Stats {
+// traffic is the peers' to report) and how far its data mover got.
+func gatewayStats(settled *atomic.Uint64) func() cluster.Stats {
 	cpu := cluster.NewCPUSampler()
-	return func() cluster.Stats { return cluster.Stats{CPU: cpu.Sample()} }
+	return func() cluster.Stats { return cluster.Stats{CPU: cpu.Sample(), Settled: settled.Load()} }
 }
 
 // metaRefresh is how often a peer checks whether its free bytes moved

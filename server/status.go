@@ -99,6 +99,9 @@ func (g *Gateway) fillNodes(st *web.Status) {
 	// Epoch 0 is the membership ring (no epochs minted), a real state.
 	epoch := g.node.View().EpochNumber()
 	st.Ring.Epoch = &epoch
+	_, older := g.node.Epoch()
+	settled := g.node.Settled()
+	st.Ring.OlderLayouts, st.Ring.Settled = len(older), &settled
 	if nP > 0 {
 		mean := sumP / float64(nP)
 		lo, hi := mean*(1-displayBand), mean*(1+displayBand)

@@ -53,10 +53,10 @@ func (v *clusterView) Placement(bucket, key string, n int) ([]meta.PeerID, error
 
 func (v *clusterView) Peers() []meta.PeerID { return v.node.View().Peers() }
 
-// PrevPlacement lets reads find objects still placed by the previous
-// ring epoch.
-func (v *clusterView) PrevPlacement(bucket, key string, n int) ([]meta.PeerID, bool) {
-	return v.node.View().PrevPlacement(bucket, key, n)
+// OlderPlacements lets reads find objects still placed by older layouts
+// while data moves.
+func (v *clusterView) OlderPlacements(bucket, key string, n int) [][]meta.PeerID {
+	return v.node.View().OlderPlacements(bucket, key, n)
 }
 
 func (v *clusterView) Client(id meta.PeerID) (object.ShardClient, error) {

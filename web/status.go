@@ -65,6 +65,10 @@ type Ring struct {
 	BandSource string `json:"band_source,omitempty"`
 	// Moving is true while data moves to match a new epoch.
 	Moving *bool `json:"moving"`
+	// OlderLayouts counts the earlier layouts reads still look on, until
+	// data is known to have left them; Settled is the newest epoch it has.
+	OlderLayouts int     `json:"older_layouts"`
+	Settled      *uint64 `json:"settled"`
 }
 
 // Scheduler is the read scheduler as this gateway runs it.

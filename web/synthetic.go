@@ -16,6 +16,7 @@ func Synthetic(n int, seed int64) Status {
 	i64 := func(v int64) *int64 { return &v }
 	epoch := uint64(7)
 	moving := true
+	settled := epoch - 1
 	st := Status{
 		Version: "synthetic", NodeID: "gateway-1", Time: time.Unix(1_800_000_000, 0).UTC(), Code: "4+2",
 		Nodes: []Node{{ID: "gateway-1", Role: "gateway", State: "alive", ThroughputSend: f(9e8),
@@ -56,7 +57,7 @@ func Synthetic(n int, seed int64) Status {
 		mean = sumP / float64(n)
 	}
 	st.Ring = Ring{Epoch: &epoch, Peers: n, Vnodes: 0, PMean: f(mean), PLow: f(mean * 0.85), PHigh: f(mean * 1.15),
-		BandSource: "balancer", Moving: &moving}
+		BandSource: "balancer", Moving: &moving, OlderLayouts: 1, Settled: &settled}
 	for _, nd := range st.Nodes {
 		st.Ring.Vnodes += nd.Vnodes
 	}

@@ -153,6 +153,7 @@
     $("ring-summary").innerHTML = kv([
       ["epoch", num(r.epoch)], ["peers", num(r.peers)], ["vnodes", num(r.vnodes)],
       ["data moving", yesno(r.moving)],
+      ["older layouts read", num(r.older_layouts)], ["data settled on epoch", num(r.settled)],
       ["band", isNum(r.p_low) ? r.p_low.toFixed(2) + " – " + r.p_high.toFixed(2) + (r.band_source === "display" ? " (display default)" : "") : DASH],
     ]);
     const peers = st.nodes.filter((n) => n.role === "peer");

@@ -245,11 +245,13 @@ func (e *epochs) settle(n uint64) {
 	}
 }
 
-// merge folds another node's Layouts into this one's.
+// merge folds another node's Layouts into this one's. A current epoch
+// older than ours joins our older layouts: a node that skipped it (it
+// heard of the next one first) must still find data written under it.
 func (e *epochs) merge(o Layouts, origin string) {
 	e.adopt(o.Cur, origin)
 	e.update(func(l *Layouts) {
-		l.Older = append(l.Older, o.Older...)
+		l.Older = append(append(l.Older, o.Cur), o.Older...)
 		l.Settled = max(l.Settled, o.Settled)
 	})
 }

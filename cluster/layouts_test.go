@@ -132,6 +132,17 @@ func TestLayoutsMergeFromState(t *testing.T) {
 	if got := numbers(b.layouts().Older); !slices.Equal(got, []uint64{3, 2, 1}) {
 		t.Fatalf("older after a broadcast: %v", got)
 	}
+	// An epoch this node skipped (it heard of a newer one first) joins its
+	// older layouts when another node still on it says so.
+	c := newTestEpochs("")
+	c.adopt(layout(3, 3), "t")
+	c.adopt(layout(5, 5), "t")
+	d := newTestEpochs("")
+	d.adopt(layout(4, 4), "t")
+	c.receive(d.localState(), "push/pull")
+	if got := numbers(c.layouts().Older); !slices.Equal(got, []uint64{4, 3}) {
+		t.Fatalf("older after hearing a skipped epoch: %v", got)
+	}
 	// Settled travels too, and prunes.
 	a.settle(3)
 	b.receive(a.localState(), "push/pull")

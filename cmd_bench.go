@@ -37,6 +37,7 @@ type benchConfig struct {
 	maxSize                        int64
 	seed                           uint64
 	format                         string
+	classes                        listFlag // storage classes, object i in classes[i mod len]
 }
 
 // runBench drives a running cluster with the simulator's workload, once
@@ -58,6 +59,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Int64Var(&c.maxSize, "max-size", 16<<20, "largest object written")
 	seed := fs.Uint64("seed", 1, "workload seed")
 	fs.StringVar(&c.format, "format", "table", "output: table or json")
+	fs.Var(&c.classes, "storage-classes", "write object i in class i mod len of these gateway storage classes (comma-separated; default the gateway's code), as `tessera sim --objects` gives object i code i mod len of --codes")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -139,7 +141,11 @@ func benchFill(ctx context.Context, cl *minio.Client, c benchConfig) ([]string, 
 		data := make([]byte, size)
 		_, _ = rand.Read(data) // documented never to fail
 		key := fmt.Sprintf("obj-%05d", i)
-		if _, err := cl.PutObject(ctx, c.bucket, key, bytes.NewReader(data), size, minio.PutObjectOptions{}); err != nil {
+		var opts minio.PutObjectOptions
+		if len(c.classes) > 0 {
+			opts.StorageClass = c.classes[i%len(c.classes)]
+		}
+		if _, err := cl.PutObject(ctx, c.bucket, key, bytes.NewReader(data), size, opts); err != nil {
 			return nil, nil, fmt.Errorf("bench: put %s: %w", key, err)
 		}
 		keys = append(keys, key)

@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
 	"github.com/rs/zerolog"
 
+	"tessera/meta"
 	"tessera/server"
 )
 
@@ -79,6 +83,7 @@ func TestBenchAgainstEmbedded(t *testing.T) {
 	cfg.Credentials = server.Credentials{AccessKey: "benchkey", SecretKey: "benchsecret123456", ClusterSecret: "clustersecret123456"}
 	cfg.Logger = zerolog.Nop()
 	cfg.FetchPool = 4
+	cfg.Classes = map[string]meta.Code{"EC11": {K: 1, M: 1}, "EC22": {K: 2, M: 2}}
 	srv, err := server.StartEmbedded(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -90,9 +95,22 @@ func TestBenchAgainstEmbedded(t *testing.T) {
 	// The endpoint twice: GETs alternate between two clients and the
 	// policy is switched on each, as with two gateways.
 	err = runBench(ctx, []string{"--endpoint", srv.S3Addr() + "," + srv.S3Addr(), "--objects", "6", "--requests", "20", "--burst", "5",
-		"--rho", "0.2", "--capacity-gbps", "1", "--max-size", "300000", "--policies", "load,fcfs-r"}, &out, &errb)
+		"--rho", "0.2", "--capacity-gbps", "1", "--max-size", "300000", "--policies", "load,fcfs-r",
+		"--storage-classes", "EC11,EC22"}, &out, &errb)
 	if err != nil {
 		t.Fatalf("%v: %s", err, errb.String())
+	}
+	// Object i went into class i mod 2, as the simulator's replay gives
+	// object i code i mod 2 of --codes 1+1,2+2.
+	mc, err := minio.New(srv.S3Addr(), &minio.Options{Creds: credentials.NewStaticV4("benchkey", "benchsecret123456", "")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"EC11", "EC22", "EC11"} {
+		info, err := mc.StatObject(ctx, "tessera-bench", fmt.Sprintf("obj-%05d", i), minio.StatObjectOptions{})
+		if got := info.Metadata.Get("X-Amz-Storage-Class"); err != nil || got != want {
+			t.Fatalf("object %d: class %q, %v; want %s", i, got, err, want)
+		}
 	}
 	for _, want := range []string{"policy load", "policy fcfs-r"} {
 		if !strings.Contains(out.String(), want) {

@@ -7,7 +7,10 @@
 #   MIXED=1 GATEWAYS=2 scripts/sched-live.sh   # mixed NICs, 2 gateways
 #
 # Knobs (environment): GATEWAYS (1), MIXED (0), RATE (12.5e6 bytes/s per
-# peer, a 100 Mbit/s NIC), DELAY (2ms per chunk), POLICIES (all), RHO (0.5),
+# peer, a 100 Mbit/s NIC), DELAY (2ms per chunk), CODES (1+1,2+2,3+3,4+6:
+# seed 000's (n,k) = (2,1), (4,2), (6,3), (10,4), object i in code i mod 4,
+# as `tessera sim --objects N --codes ...` replays it; one code, e.g. 4+2,
+# writes every object in the gateways' default code), POLICIES (all), RHO (0.5),
 # BURSTS (10,100), REQUESTS (500), OBJECTS (100), BASE (19100, first port),
 # FORMAT (table), TESSERA (binary; built if unset), KEEP (set: keep the
 # temporary directory with data and logs), LOG_LEVEL (info; debug logs
@@ -17,6 +20,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 GATEWAYS=${GATEWAYS:-1} MIXED=${MIXED:-0} RATE=${RATE:-12.5e6} DELAY=${DELAY:-2ms}
+CODES=${CODES:-1+1,2+2,3+3,4+6}
 RHO=${RHO:-0.5} BURSTS=${BURSTS:-10,100} REQUESTS=${REQUESTS:-500} OBJECTS=${OBJECTS:-100}
 BASE=${BASE:-19100} FORMAT=${FORMAT:-table} POLICIES=${POLICIES:-}
 
@@ -45,13 +49,25 @@ rate_of() {
 	else echo "$RATE"; fi
 }
 
+# One storage class per code, EC<K><M>, when there are several.
+classdefs=() classes=()
+IFS=, read -ra codes <<<"$CODES"
+if [[ ${#codes[@]} -gt 1 ]]; then
+	for c in "${codes[@]}"; do
+		classdefs+=(--storage-class "EC${c/+/}=$c")
+		classes+=("EC${c/+/}")
+	done
+else
+	classdefs+=(--ec "$CODES")
+fi
+
 endpoints=()
 for g in $(seq 0 $((GATEWAYS - 1))); do
 	join=()
 	[[ $g -gt 0 ]] && join=(--join "127.0.0.1:$((BASE + 2))")
 	"$bin" gateway --address "127.0.0.1:$((BASE + 10 * g))" --web-address "127.0.0.1:$((BASE + 10 * g + 1))" \
 		--bind "127.0.0.1:$((BASE + 10 * g + 2))" --gossip-timing fast --fetch-pool 20 --web-public \
-		--scan-interval 0 --log-format json --log-level "${LOG_LEVEL:-info}" "${join[@]}" >"$work/gw$g.log" 2>&1 &
+		--scan-interval 0 --log-format json --log-level "${LOG_LEVEL:-info}" "${classdefs[@]}" "${join[@]}" >"$work/gw$g.log" 2>&1 &
 	pids+=($!)
 	endpoints+=("127.0.0.1:$((BASE + 10 * g))")
 done
@@ -86,8 +102,9 @@ done
 [[ ${#epochs[@]} == "$GATEWAYS" ]] || { echo "the gateways never settled on one ring of 10 peers" >&2; tail -5 "$work"/*.log >&2; exit 1; }
 
 gbps=$(python3 -c "print($total * 8 / 1e9)")
-echo "# $GATEWAYS gateway(s), 10 peers at $RATE B/s$([[ $MIXED == 1 ]] && echo ' (peer 8 at 1/2, peer 9 at 1/4)'), chunk delay $DELAY, aggregate $gbps Gbit/s" >&2
+echo "# $GATEWAYS gateway(s), 10 peers at $RATE B/s$([[ $MIXED == 1 ]] && echo ' (peer 8 at 1/2, peer 9 at 1/4)'), chunk delay $DELAY, codes $CODES, aggregate $gbps Gbit/s" >&2
 args=(--endpoint "$(IFS=,; echo "${endpoints[*]}")" --objects "$OBJECTS" --requests "$REQUESTS"
 	--burst "$BURSTS" --rho "$RHO" --capacity-gbps "$gbps" --format "$FORMAT")
 [[ -n $POLICIES ]] && args+=(--policies "$POLICIES")
+[[ ${#classes[@]} -gt 0 ]] && args+=(--storage-classes "$(IFS=,; echo "${classes[*]}")")
 "$bin" bench "${args[@]}"

@@ -137,3 +137,24 @@ func TestFrontend(t *testing.T) {
 		t.Fatalf("front end added %v s over the burst, want 0.100", got)
 	}
 }
+
+// With several codes, object i has code i mod len(codes), as `tessera
+// bench --storage-classes` writes it, on n distinct peers.
+func TestReplayCodesFollowBenchClasses(t *testing.T) {
+	p := replayParams()
+	p.Codes = [][2]int{{2, 1}, {4, 2}, {6, 3}, {10, 4}}
+	for i, r := range generate(p).reqs {
+		obj := ObjectOf(i, p.Objects)
+		c := p.Codes[obj%len(p.Codes)]
+		if r.n != c[0] || r.k != c[1] || len(r.peers) != r.n {
+			t.Fatalf("GET %d of object %d: (%d,%d) on %v, want %v", i, obj, r.n, r.k, r.peers, c)
+		}
+		seen := map[int]bool{}
+		for _, h := range r.peers {
+			if seen[h] {
+				t.Fatalf("GET %d: holders %v repeat a peer", i, r.peers)
+			}
+			seen[h] = true
+		}
+	}
+}

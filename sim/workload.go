@@ -34,9 +34,10 @@ type Params struct {
 	Frontend time.Duration
 	// Objects > 0 replays `tessera bench`'s workload instead of fresh
 	// draws: Objects objects sized by BenchSeed (ObjectSizes), GET i
-	// reading object ObjectOf(i, Objects) at Arrivals' times. Each object
-	// keeps one code and one placement, drawn from Seed, which then varies
-	// only placements and background load.
+	// reading object ObjectOf(i, Objects) at Arrivals' times. Object i
+	// has code i mod len(Codes) (bench --storage-classes) and one
+	// placement drawn from Seed, which then varies only placements and
+	// background load.
 	Objects   int
 	BenchSeed uint64
 }
@@ -159,9 +160,18 @@ func replay(p Params) workload {
 	objs := make([]req, len(sizes))
 	rng := rand.New(rand.NewPCG(p.Seed, 0x0b1ec75))
 	perm := identity(p.Peers)
+	codes := p.Codes
+	if len(codes) == 0 {
+		codes = Codes
+	}
 	for i, s := range sizes {
 		sum += float64(s)
-		objs[i] = draw(rng, p, perm, func() int64 { return s })
+		// Object i has code i mod len(codes), as `tessera bench
+		// --storage-classes` writes it; with one code the random stream
+		// is the one replays have always used.
+		one := p
+		one.Codes = [][2]int{codes[i%len(codes)]}
+		objs[i] = draw(rng, one, perm, func() int64 { return s })
 	}
 	at := Arrivals(p.Rho, p.Burst, p.Requests, p.BenchSeed, capacity(peers), sum/float64(len(sizes)))
 	reqs := make([]req, len(at))

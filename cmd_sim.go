@@ -42,6 +42,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&codes, "codes", "erasure codes K+M drawn uniformly per object (comma-separated; default 1+1,2+2,3+3,4+6, seed 000's (n,k) = (2,1), (4,2), (6,3), (10,4))")
 	fs.Float64Var(&bw, "peer-gbps", 1, "full-speed peer NIC in Gbit/s")
 	fs.DurationVar(&p.Setup, "setup", p.Setup, "fixed cost per chunk fetch at a peer")
+	fs.BoolVar(&p.OneHost, "one-host", false, "every peer on one host, gossiping the host's CPU, as on the live benchmark's host")
 	fs.DurationVar(&p.Frontend, "frontend", 0, "per-GET handling at the gateway before the fetch pool, one GET at a time (e.g. 2ms, as measured on the live benchmark's shared host)")
 	fs.Int64Var(&p.MaxSize, "max-size", 64<<20, "largest object (tessera bench writes at most 16 MiB by default)")
 	fs.IntVar(&p.Objects, "objects", 0, "replay `tessera bench --objects N`'s workload: N objects, each with one code and placement, read in its order at its arrival times (0: a fresh object per GET)")

@@ -466,5 +466,14 @@ func (r *run) sample() {
 		// it does not look busy.
 		p.cpu = min(p.tps/r.p.PeerBW, 1)
 	}
+	if r.p.OneHost {
+		var sum float64
+		for i := range r.peers {
+			sum += r.peers[i].cpu
+		}
+		for i := range r.peers {
+			r.peers[i].cpu = sum / float64(len(r.peers))
+		}
+	}
 	r.push(event{t: r.now + 1, kind: evMonitor})
 }

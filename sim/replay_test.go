@@ -158,3 +158,24 @@ func TestReplayCodesFollowBenchClasses(t *testing.T) {
 		}
 	}
 }
+
+// On one host every peer gossips the same CPU, so wlc-cpu has nothing to
+// re-weight by and runs as wlc; on a host each, the slow NICs' low CPU
+// steers it.
+func TestOneHostCPU(t *testing.T) {
+	for _, oneHost := range []bool{true, false} {
+		p := replayParams()
+		p.Mixed, p.OneHost, p.Requests = true, oneHost, 600
+		wlc, err := Run("wlc", p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cpu, err := Run("wlc-cpu", p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if same := slices.Equal(wlc.Latencies, cpu.Latencies); same != oneHost {
+			t.Fatalf("one host %v: wlc and wlc-cpu alike %v", oneHost, same)
+		}
+	}
+}

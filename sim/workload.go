@@ -32,6 +32,10 @@ type Params struct {
 	// gateway queues behind when a burst lands. 0: reads reach the pool
 	// on arrival, all of a burst at once.
 	Frontend time.Duration
+	// OneHost puts every peer on one host, as the live benchmark does:
+	// each gossips the host's CPU, the mean of all peers', so wlc-cpu
+	// cannot tell them apart by it.
+	OneHost bool
 	// Objects > 0 replays `tessera bench`'s workload instead of fresh
 	// draws: Objects objects sized by BenchSeed (ObjectSizes), GET i
 	// reading object ObjectOf(i, Objects) at Arrivals' times. Object i

@@ -21,7 +21,10 @@ func (n *Node) Layouts() (l Layouts, gen uint64) { return n.meta.epochs.snapshot
 
 // Settled is the newest epoch the data mover is known to have finished
 // moving data to (0: none known).
-func (n *Node) Settled() uint64 { return n.meta.epochs.layouts().Settled }
+func (n *Node) Settled() uint64 {
+	l, _ := n.meta.epochs.snapshot()
+	return l.Settled
+}
 
 // startStats runs the node's background loop until Close: every
 // StatsInterval it gossips Config.Stats, and when Config.Propose is set it

@@ -126,14 +126,20 @@ func epochSig(e Epoch) string { return fmt.Sprintf("%d %x", e.Number, e.Hash()) 
 // OlderRings returns the rings of the layouts before the current one that
 // data may still sit on, newest first.
 func (v *View) OlderRings() []*ring.Ring {
-	v.Ring()
+	_, older := v.layoutRings()
+	return slices.Clone(older)
+}
+
+// layoutRings returns the current ring and the older ones, newest first, from
+// one look at the Membership; the older slice is shared, read only.
+func (v *View) layoutRings() (*ring.Ring, []*ring.Ring) {
+	cur := v.Ring()
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	out := slices.Clone(v.older)
 	if v.pre != nil && !v.settledAny {
-		out = append(out, v.pre)
+		return cur, append(slices.Clip(v.older), v.pre)
 	}
-	return out
+	return cur, v.older
 }
 
 // EpochNumber is the current ring epoch (0: membership ring, no epoch).
@@ -147,9 +153,10 @@ func (v *View) EpochNumber() uint64 {
 // OlderPlacements returns bucket/key's placements under the older layouts,
 // newest first, each once and none equal to the current placement.
 func (v *View) OlderPlacements(bucket, key string, n int) [][]meta.PeerID {
-	cur, err := v.Placement(bucket, key, n)
+	curRing, older := v.layoutRings()
+	cur, err := curRing.Placement(bucket+"/"+key, n)
 	var out [][]meta.PeerID
-	for _, r := range v.OlderRings() {
+	for _, r := range older {
 		p, perr := r.Placement(bucket+"/"+key, n)
 		if perr != nil || (err == nil && sameSet(p, cur)) || slices.ContainsFunc(out, func(q []meta.PeerID) bool { return sameSet(p, q) }) {
 			continue

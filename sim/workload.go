@@ -139,13 +139,18 @@ func generate(p Params) workload {
 	return workload{reqs: reqs, peers: peers}
 }
 
+// codes returns the codes objects are drawn from: Codes unless p names some.
+func (p Params) codes() [][2]int {
+	if len(p.Codes) == 0 {
+		return Codes
+	}
+	return p.Codes
+}
+
 // draw picks an object's code, then its size, then its n holders, in the
 // order the workload's random stream has always used.
 func draw(rng *rand.Rand, p Params, perm []int, size func() int64) req {
-	codes := p.Codes
-	if len(codes) == 0 {
-		codes = Codes
-	}
+	codes := p.codes()
 	c := codes[rng.IntN(len(codes))]
 	n := min(c[0], p.Peers)
 	s := size()
@@ -164,10 +169,7 @@ func replay(p Params) workload {
 	objs := make([]req, len(sizes))
 	rng := rand.New(rand.NewPCG(p.Seed, 0x0b1ec75))
 	perm := identity(p.Peers)
-	codes := p.Codes
-	if len(codes) == 0 {
-		codes = Codes
-	}
+	codes := p.codes()
 	for i, s := range sizes {
 		sum += float64(s)
 		// Object i has code i mod len(codes), as `tessera bench

@@ -433,6 +433,16 @@ func (d *Dispatcher) Dispatch(now time.Duration, buf []Action) []Action {
 }
 
 func (d *Dispatcher) dispatchEarly(now time.Duration, p earlyPolicy) {
+	_, batching := p.(*loadPolicy)
+	if batching {
+		// LOAD's batch is the reads waiting for the pool: they wait while
+		// every slot is taken or planned fetches queue for one, and are
+		// planned together when the pool can start one of them.
+		d.startQueued(now)
+		if d.busy >= d.cfg.Slots {
+			return
+		}
+	}
 	if len(d.unplan) > 0 && now-d.unplanSince() >= d.windowOf(p) {
 		batch := d.unplan[:0:0]
 		for _, r := range d.unplan {
@@ -448,6 +458,11 @@ func (d *Dispatcher) dispatchEarly(now time.Duration, p earlyPolicy) {
 			r.planned = true
 		}
 	}
+	d.startQueued(now)
+}
+
+// startQueued starts planned fetches in FIFO order while slots are free.
+func (d *Dispatcher) startQueued(now time.Duration) {
 	for d.busy < d.cfg.Slots {
 		t, ok := d.fifo.pop()
 		if !ok {
@@ -483,7 +498,9 @@ func (d *Dispatcher) assign(r *reqState, s int) {
 // re-weighting round.
 func (d *Dispatcher) NextWake(now time.Duration) (time.Duration, bool) {
 	wake, ok := time.Duration(math.MaxInt64), false
-	if len(d.unplan) > 0 {
+	// Reads still unplanned after their window wait for a slot, and a
+	// fetch's Done dispatches again.
+	if len(d.unplan) > 0 && d.unplanSince()+d.cfg.Window > now {
 		wake, ok = d.unplanSince()+d.cfg.Window, true
 	}
 	if _, isETA := d.pol.(*etaPolicy); isETA {

@@ -130,6 +130,38 @@ func TestLoadPolicyBatches(t *testing.T) {
 	}
 }
 
+// Reads that arrive while the pool is full wait unplanned and are planned
+// as one batch when a slot frees: two reads of A or B then go one to each,
+// where planned one at a time both would take B (A is dropped first among
+// equally loaded peers).
+func TestLoadPolicyBatchesWhilePoolFull(t *testing.T) {
+	d := newD(t, "load", Config{Slots: 2})
+	_ = d.Submit(0, Request{ID: 1, Peers: peersOf("C", "D"), K: 2, ChunkBytes: 4})
+	if got := starts(d.Dispatch(0, nil), 1); len(got) != 2 {
+		t.Fatalf("read 1 started %v, want both shards", got)
+	}
+	// each read is dispatched as it arrives, as in the gateway
+	for id := ReqID(2); id <= 3; id++ {
+		_ = d.Submit(time.Duration(id), Request{ID: id, Peers: peersOf("A", "B"), K: 1, ChunkBytes: 4})
+		if acts := d.Dispatch(time.Duration(id), nil); len(acts) != 0 {
+			t.Fatalf("acted with the pool full: %v", acts)
+		}
+	}
+	if w, ok := d.NextWake(2); ok {
+		t.Fatalf("NextWake = %v while waiting for a slot; a Done dispatches", w)
+	}
+	d.Done(3, 1, 0, nil, 4)
+	acts := d.Dispatch(3, nil)
+	if got := starts(acts, 2); !slices.Equal(got, []int{1}) {
+		t.Errorf("read 2 started %v, want [1] (B)", got)
+	}
+	d.Done(4, 1, 1, nil, 4)
+	acts = d.Dispatch(4, nil)
+	if got := starts(acts, 3); !slices.Equal(got, []int{0}) {
+		t.Errorf("read 3 started %v, want [0] (A)", got)
+	}
+}
+
 func TestLoadPolicyWindow(t *testing.T) {
 	d := newD(t, "load", Config{Window: 10 * time.Millisecond})
 	_ = d.Submit(0, Request{ID: 1, Peers: peersOf("A", "B"), K: 1, ChunkBytes: 4})

@@ -23,11 +23,21 @@ func (i Interval) Resolved() bool { return i.Lo > 0 || i.Hi < 0 }
 type Flip struct {
 	A, B      string
 	Sim, Live Interval
+	// Held and Seeds: A's mean was below B's in Held of the simulation's
+	// Seeds runs (0 of 0 without per-seed means).
+	Held, Seeds int
 }
+
+// SimResolved reports whether the simulation settles the pair for the
+// live cluster: its interval excludes zero and, the live cluster being
+// one placement of the objects where each seed is another, the order
+// held in every seed. An order that held in all of n placements fails
+// on one more with a chance of at most 1/(n+1).
+func (f Flip) SimResolved() bool { return f.Sim.Resolved() && f.Held == f.Seeds }
 
 // Contradiction reports whether both runs resolve the pair: the two
 // orders then really differ, not merely within noise.
-func (f Flip) Contradiction() bool { return f.Sim.Resolved() && f.Live.Resolved() }
+func (f Flip) Contradiction() bool { return f.SimResolved() && f.Live.Resolved() }
 
 // Agreement compares the order of policies by mean latency at one
 // (ρ, p) point, simulated against live.
@@ -99,9 +109,11 @@ func compareOrders(simOrder []string, srows, lrows map[string]Row) (float64, []F
 				concord++
 			case ls > 0:
 				discord++
-				flips = append(flips, Flip{A: a, B: b,
+				f := Flip{A: a, B: b,
 					Sim:  PairedDiff(srows[a].BurstMeans, srows[b].BurstMeans, srows[a].Mean-srows[b].Mean),
-					Live: PairedDiff(lrows[a].BurstMeans, lrows[b].BurstMeans, ls)})
+					Live: PairedDiff(lrows[a].BurstMeans, lrows[b].BurstMeans, ls)}
+				f.Held, f.Seeds = held(srows[a].SeedMeans, srows[b].SeedMeans)
+				flips = append(flips, f)
 			}
 		}
 	}
@@ -109,6 +121,17 @@ func compareOrders(simOrder []string, srows, lrows map[string]Row) (float64, []F
 		return 1, nil
 	}
 	return float64(concord-discord) / float64(concord+discord), flips
+}
+
+// held counts the seeds in which a's mean was below b's.
+func held(a, b []float64) (n, of int) {
+	for i := range min(len(a), len(b)) {
+		if a[i] < b[i] {
+			n++
+		}
+		of++
+	}
+	return n, of
 }
 
 // bootstrapRounds is enough for stable 2.5% and 97.5% quantiles.
@@ -155,12 +178,25 @@ func WriteAgreement(w io.Writer, as []Agreement) error {
 				verdict = "CONTRADICTION"
 				contra++
 			}
-			fmt.Fprintf(w, "  %s before %s in simulation: sim %s, live %s: %s\n", f.A, f.B, describe(f.Sim), describe(f.Live), verdict)
+			fmt.Fprintf(w, "  %s before %s in simulation: sim %s, live %s: %s\n", f.A, f.B, describeSim(f), describe(f.Live), verdict)
 		}
 		fmt.Fprintf(w, "  %d of %d pairs ordered differently, %d resolved both ways\n",
 			len(a.Flips), len(a.Sim)*(len(a.Sim)-1)/2, contra)
 	}
 	return nil
+}
+
+// describeSim adds in how many seeds the simulated order held; the pair
+// is resolved only if in all.
+func describeSim(f Flip) string {
+	if f.Seeds == 0 {
+		return describe(f.Sim)
+	}
+	verdict := "unresolved"
+	if f.SimResolved() {
+		verdict = "resolved"
+	}
+	return fmt.Sprintf("%+.0f ms [%+.0f, %+.0f] in %d/%d seeds %s", f.Sim.Diff, f.Sim.Lo, f.Sim.Hi, f.Held, f.Seeds, verdict)
 }
 
 func describe(i Interval) string {

@@ -74,6 +74,17 @@ func TestAgree(t *testing.T) {
 	if f := Agree(sim, live)[0].Flips[0]; !f.Contradiction() {
 		t.Fatalf("flip %+v: want a contradiction", f)
 	}
+	// The live cluster is one placement: an order the simulation's
+	// seeds (placements) do not all share settles nothing for it.
+	sim[1].SeedMeans, sim[2].SeedMeans = []float64{2, 2, 4}, []float64{3, 3, 3}
+	f = Agree(sim, live)[0].Flips[0]
+	if f.Held != 2 || f.Seeds != 3 || f.SimResolved() || f.Contradiction() {
+		t.Fatalf("flip %+v: want held in 2 of 3 seeds, unresolved", f)
+	}
+	sim[1].SeedMeans = []float64{2, 2, 2}
+	if f := Agree(sim, live)[0].Flips[0]; !f.SimResolved() || !f.Contradiction() {
+		t.Fatalf("flip %+v: held in every seed, want a contradiction", f)
+	}
 	var out bytes.Buffer
 	if err := WriteAgreement(&out, got); err != nil {
 		t.Fatal(err)

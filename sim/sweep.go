@@ -25,6 +25,10 @@ type Row struct {
 	// seeds one after another: the unit policies are paired on, since
 	// burst b holds the same GETs under every policy.
 	BurstMeans []float64 `json:"burst_mean_ms,omitempty"`
+	// SeedMeans is the mean latency (ms) of each seed's run: with a
+	// replayed workload (Params.Objects) each seed is one placement of
+	// the objects, and a live cluster is one more.
+	SeedMeans []float64 `json:"seed_mean_ms,omitempty"`
 }
 
 // Sweep runs every policy at every (ρ, p) for seeds 1..seeds on base,
@@ -82,11 +86,13 @@ func Sweep(base Params, policies []string, rhos []float64, bursts []int, seeds i
 	for i := 0; i < len(jobs); i += seeds {
 		j := jobs[i]
 		var pooled Result
+		var seedMeans []float64
 		perSeed := (base.Requests + bursts[j.bi] - 1) / bursts[j.bi]
 		for s, o := range results[i : i+seeds] {
 			if o.err != nil {
 				return nil, o.err
 			}
+			seedMeans = append(seedMeans, Summarise(Result{Latencies: o.res.Latencies}).Mean)
 			pooled.Latencies = append(pooled.Latencies, o.res.Latencies...)
 			for _, b := range o.res.Bursts {
 				pooled.Bursts = append(pooled.Bursts, s*perSeed+b)
@@ -98,6 +104,9 @@ func Sweep(base Params, policies []string, rhos []float64, bursts []int, seeds i
 		}
 		row := Summarise(pooled)
 		row.Policy, row.Rho, row.Burst = policies[j.pi], rhos[j.ri], bursts[j.bi]
+		if seeds > 1 {
+			row.SeedMeans = seedMeans
+		}
 		rows = append(rows, row)
 	}
 	return rows, nil

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"tessera/meta"
+	"tessera/object"
 	"tessera/peer"
 	"tessera/sched"
 	"tessera/sim"
@@ -47,7 +48,9 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	fs.Int64Var(&p.MaxSize, "max-size", 64<<20, "largest object (tessera bench writes at most 16 MiB by default)")
 	fs.IntVar(&p.Objects, "objects", 0, "replay `tessera bench --objects N`'s workload: N objects, each with one code and placement, read in its order at its arrival times (0: a fresh object per GET)")
 	fs.Uint64Var(&p.BenchSeed, "bench-seed", 1, "with --objects, the `tessera bench --seed` to replay; --seeds then vary only placements and background load")
-	perBurst := fs.Bool("per-burst", false, "with --format json, add each point's mean latency per burst (burst_mean_ms)")
+	fs.Int64Var(&p.InlineLimit, "inline-limit", object.DefaultInlineLimit, "with --objects, objects of at most this many bytes are read from their metadata record, as the gateway reads inlined objects (0: through the pool)")
+	fs.Int64Var(&p.MaxPooled, "max-pooled", object.MaxPooledShard, "with --objects, reads whose chunks are larger stream outside the pool in the gateway's own ETA order, as the gateway reads them (0: every read through the pool)")
+	perBurst := fs.Bool("per-burst", false, "with --format json, add each point's mean latency per burst (burst_mean_ms) and per seed (seed_mean_ms)")
 	against := fs.String("against", "", "instead of the table, compare the order of the policies with a live run's `tessera bench --format json` output")
 	fs.StringVar(&format, "format", "table", "output: table or json")
 	fs.StringVar(&svgDir, "svg", "", "write SVG charts (mean, p99, variance vs p) to this directory")
@@ -99,7 +102,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		out := slices.Clone(rows)
 		for i := range out {
 			if !*perBurst {
-				out[i].BurstMeans = nil
+				out[i].BurstMeans, out[i].SeedMeans = nil, nil
 			}
 		}
 		err = sim.WriteJSON(stdout, out)

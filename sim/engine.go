@@ -2,6 +2,7 @@ package sim
 
 import (
 	"container/heap"
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -58,7 +59,10 @@ type xfer struct {
 	key                  float64 // send order among tagged transfers
 	onPeer               bool    // past setup and not yet done
 	cancelled, done      bool
+	direct               bool // outside the pool (Params.MaxPooled)
 	id                   int
+	begun                float64
+	track                func(err error, n int64, dur time.Duration) // the gateway's Tracker
 }
 
 func (r *run) release(x *xfer) {
@@ -172,6 +176,11 @@ type run struct {
 	needed  float64
 	actions []sched.Action
 	failed  int
+	// the gateways' own view of the peers, fed by every fetch, and the
+	// order their direct reads follow (Params.MaxPooled)
+	trackers []*sched.Tracker
+	orders   []*sched.ETA
+	direct   map[int]int // direct read → fetches still running
 }
 
 // monitor is the 1-s gossip the policies read.
@@ -231,7 +240,10 @@ func runOn(policy string, p Params, w workload) (Result, error) {
 			return Result{}, fmt.Errorf("sim: %w", err)
 		}
 		r.gws = append(r.gws, gw{d: d, wake: math.Inf(1)})
+		t := sched.NewTracker(sched.DefaultTrackerConfig())
+		r.trackers, r.orders = append(r.trackers, t), append(r.orders, sched.NewETA(t, sched.ETAConfig{}))
 	}
+	r.direct = map[int]int{}
 	r.front = make([]float64, len(r.gws))
 	if len(w.reqs) > 0 {
 		r.push(event{t: w.reqs[0].at, kind: evArrival, a: 0})
@@ -307,7 +319,15 @@ func (r *run) submit(i int) int {
 		peers[s] = r.ids[pi]
 	}
 	chunk := (q.size + int64(q.k) - 1) / int64(q.k)
+	if r.p.Objects > 0 && r.p.InlineLimit > 0 && q.size <= r.p.InlineLimit {
+		r.finish(i)
+		return q.gw
+	}
 	r.needed += float64(chunk) * float64(q.k)
+	if r.p.Objects > 0 && r.p.MaxPooled > 0 && chunk > r.p.MaxPooled {
+		r.readDirect(i, peers, chunk)
+		return q.gw
+	}
 	if err := r.gws[q.gw].d.Submit(r.dur(), sched.Request{ID: sched.ReqID(i), Peers: peers, K: q.k, ChunkBytes: chunk}); err != nil {
 		panic(err) // ids are indexes: a duplicate is a bug here
 	}
@@ -325,8 +345,7 @@ func (r *run) dispatch(g int) {
 		case sched.Cancel:
 			r.cancel(int(a.Req), a.Shard)
 		case sched.Finish:
-			r.lat = append(r.lat, r.now-r.w.reqs[a.Req].at)
-			r.bursts = append(r.bursts, int(a.Req)/r.p.Burst)
+			r.finish(int(a.Req))
 		case sched.Fail:
 			r.failed++
 		}
@@ -340,13 +359,39 @@ func (r *run) dispatch(g int) {
 	}
 }
 
+// finish records GET i's latency.
+func (r *run) finish(i int) {
+	r.lat = append(r.lat, r.now-r.w.reqs[i].at)
+	r.bursts = append(r.bursts, i/r.p.Burst)
+}
+
+// readDirect starts GET i's k fetches outside the pool, from the holders
+// its gateway's ETA order puts first, untagged, as the gateway streams a
+// read whose chunks are too large for the pool.
+func (r *run) readDirect(i int, peers []meta.PeerID, chunk int64) {
+	q := &r.w.reqs[i]
+	order := r.orders[q.gw].Order(peers, q.k, chunk)
+	for _, s := range order[:q.k] {
+		x := r.newXfer(q.gw, i, s, chunk)
+		x.direct = true
+	}
+	r.direct[i] = q.k
+}
+
 func (r *run) start(g int, a sched.Action) {
 	q := &r.w.reqs[a.Req]
-	chunk := (q.size + int64(q.k) - 1) / int64(q.k)
-	x := &xfer{gw: g, req: int(a.Req), shard: a.Shard, peer: q.peers[a.Shard], size: float64(chunk), id: -1}
+	x := r.newXfer(g, int(a.Req), a.Shard, (q.size+int64(q.k)-1)/int64(q.k))
 	if !r.p.NoPeerOrder {
 		x.prio = a.Priority
 	}
+}
+
+// newXfer starts shard's fetch for GET req through gateway g: its setup
+// now, then the peer's link.
+func (r *run) newXfer(g, req, shard int, chunk int64) *xfer {
+	q := &r.w.reqs[req]
+	x := &xfer{gw: g, req: req, shard: shard, peer: q.peers[shard], size: float64(chunk), id: -1, begun: r.now}
+	x.track = r.trackers[g].Begin(r.ids[x.peer], chunk)
 	id := len(r.xfers)
 	if n := len(r.free); n > 0 {
 		id = r.free[n-1]
@@ -356,8 +401,14 @@ func (r *run) start(g int, a sched.Action) {
 		r.xfers = append(r.xfers, x)
 	}
 	x.id = id
-	r.active[[2]int{int(a.Req), a.Shard}] = id
+	r.active[[2]int{req, shard}] = id
 	r.push(event{t: r.now + r.p.Setup.Seconds(), kind: evSetup, a: id})
+	return x
+}
+
+// since is how long x has run, for its Tracker.
+func (r *run) since(x *xfer) time.Duration {
+	return time.Duration((r.now - x.begun) * float64(time.Second))
 }
 
 func (r *run) setupDone(id int) {
@@ -383,6 +434,7 @@ func (r *run) cancel(req, shard int) {
 	delete(r.active, key)
 	x := r.xfers[id]
 	x.cancelled = true
+	x.track(context.Canceled, 0, r.since(x)) // says nothing of the peer
 	if !x.onPeer {
 		return // still in setup: setupDone releases it
 	}
@@ -432,9 +484,17 @@ func (r *run) peerDone(pi int, ver uint64) {
 		x.done = true
 		delete(r.active, [2]int{x.req, x.shard})
 		r.moved += x.size
+		x.track(nil, int64(x.size), r.since(x))
+		r.release(x)
+		if x.direct {
+			if r.direct[x.req]--; r.direct[x.req] == 0 {
+				delete(r.direct, x.req)
+				r.finish(x.req)
+			}
+			continue
+		}
 		r.gws[x.gw].d.Done(r.dur(), sched.ReqID(x.req), x.shard, nil, int64(x.size))
 		touched[x.gw] = true
-		r.release(x)
 	}
 	for g := range r.gws {
 		if touched[g] {

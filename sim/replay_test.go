@@ -107,6 +107,11 @@ func TestSweepBurstsPerSeed(t *testing.T) {
 	if mean := sum / 30; math.Abs(mean-rows[0].Mean) > 1e-6*rows[0].Mean {
 		t.Fatalf("mean of burst means %v, row mean %v", mean, rows[0].Mean)
 	}
+	// Each seed runs as many GETs, so the seeds' means average to it too.
+	seeds := rows[0].SeedMeans
+	if len(seeds) != 3 || math.Abs((seeds[0]+seeds[1]+seeds[2])/3-rows[0].Mean) > 1e-6*rows[0].Mean {
+		t.Fatalf("seed means %v, row mean %v", seeds, rows[0].Mean)
+	}
 }
 
 // A front end hands a burst's GETs to the pool one at a time: the last of
@@ -177,5 +182,46 @@ func TestOneHostCPU(t *testing.T) {
 		if same := slices.Equal(wlc.Latencies, cpu.Latencies); same != oneHost {
 			t.Fatalf("one host %v: wlc and wlc-cpu alike %v", oneHost, same)
 		}
+	}
+}
+
+// The replay follows the gateway's paths around its pool: inlined objects
+// need no fetch, and reads of chunks too large for the pool go outside it,
+// in the gateway's own order, so the policy under test never sees them.
+func TestReplayGatewayPaths(t *testing.T) {
+	tests := []struct {
+		name                  string
+		inline, pooled        int64
+		samePolicies, noFetch bool
+	}{
+		{name: "every read pooled"},
+		{name: "every object inlined", inline: 16 << 20, samePolicies: true, noFetch: true},
+		{name: "every read outside the pool", pooled: 1, samePolicies: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := replayParams()
+			p.InlineLimit, p.MaxPooled = tc.inline, tc.pooled
+			a, err := Run("random", p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := Run("serpt-r", p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(a.Latencies) != p.Requests || len(b.Latencies) != p.Requests {
+				t.Fatalf("%d and %d GETs finished, want %d", len(a.Latencies), len(b.Latencies), p.Requests)
+			}
+			if same := slices.Equal(a.Latencies, b.Latencies); same != tc.samePolicies {
+				t.Fatalf("random and serpt-r alike: %v, want %v", same, tc.samePolicies)
+			}
+			if tc.noFetch && (a.Moved != 0 || slices.Max(a.Latencies) != 0) {
+				t.Fatalf("inlined reads moved %v bytes, slowest %v s", a.Moved, slices.Max(a.Latencies))
+			}
+			if tc.pooled > 0 && a.Moved != a.Needed {
+				t.Fatalf("direct reads moved %v bytes for %v needed: exactly k chunks each", a.Moved, a.Needed)
+			}
+		})
 	}
 }

@@ -44,6 +44,13 @@ type Params struct {
 	// background load.
 	Objects   int
 	BenchSeed uint64
+	// InlineLimit and MaxPooled, with Objects, follow the gateway's two
+	// paths around its fetch pool: an object of at most InlineLimit
+	// bytes is read from its metadata record (no shard fetch), and one
+	// whose chunks exceed MaxPooled streams outside the pool, from the k
+	// holders the gateway's own ETA order picks, whatever the policy. 0:
+	// every GET goes through the pool.
+	InlineLimit, MaxPooled int64
 }
 
 // DefaultParams returns 10 peers at 1 GbE, one gateway, L=20, 2 ms setup.

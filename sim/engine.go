@@ -177,7 +177,7 @@ type run struct {
 	actions []sched.Action
 	failed  int
 	// the gateways' own view of the peers, fed by every fetch, and the
-	// order their direct reads follow (Params.MaxPooled)
+	// order their direct reads follow (with Params.MaxPooled only)
 	trackers []*sched.Tracker
 	orders   []*sched.ETA
 	direct   map[int]int // direct read → fetches still running
@@ -240,8 +240,10 @@ func runOn(policy string, p Params, w workload) (Result, error) {
 			return Result{}, fmt.Errorf("sim: %w", err)
 		}
 		r.gws = append(r.gws, gw{d: d, wake: math.Inf(1)})
-		t := sched.NewTracker(sched.DefaultTrackerConfig())
-		r.trackers, r.orders = append(r.trackers, t), append(r.orders, sched.NewETA(t, sched.ETAConfig{}))
+		if p.Objects > 0 && p.MaxPooled > 0 {
+			t := sched.NewTracker(sched.DefaultTrackerConfig())
+			r.trackers, r.orders = append(r.trackers, t), append(r.orders, sched.NewETA(t, sched.ETAConfig{}))
+		}
 	}
 	r.direct = map[int]int{}
 	r.front = make([]float64, len(r.gws))
@@ -391,7 +393,10 @@ func (r *run) start(g int, a sched.Action) {
 func (r *run) newXfer(g, req, shard int, chunk int64) *xfer {
 	q := &r.w.reqs[req]
 	x := &xfer{gw: g, req: req, shard: shard, peer: q.peers[shard], size: float64(chunk), id: -1, begun: r.now}
-	x.track = r.trackers[g].Begin(r.ids[x.peer], chunk)
+	x.track = untracked
+	if r.trackers != nil {
+		x.track = r.trackers[g].Begin(r.ids[x.peer], chunk)
+	}
 	id := len(r.xfers)
 	if n := len(r.free); n > 0 {
 		id = r.free[n-1]
@@ -405,6 +410,9 @@ func (r *run) newXfer(g, req, shard int, chunk int64) *xfer {
 	r.push(event{t: r.now + r.p.Setup.Seconds(), kind: evSetup, a: id})
 	return x
 }
+
+// untracked ends a fetch no Tracker follows (no direct reads to order).
+func untracked(error, int64, time.Duration) {}
 
 // since is how long x has run, for its Tracker.
 func (r *run) since(x *xfer) time.Duration {

@@ -433,8 +433,8 @@ func (d *Dispatcher) Dispatch(now time.Duration, buf []Action) []Action {
 }
 
 func (d *Dispatcher) dispatchEarly(now time.Duration, p earlyPolicy) {
-	_, batching := p.(*loadPolicy)
-	if batching {
+	var window time.Duration
+	if _, batching := p.(*loadPolicy); batching {
 		// LOAD's batch is the reads waiting for the pool: they wait while
 		// every slot is taken or planned fetches queue for one, and are
 		// planned together when the pool can start one of them.
@@ -442,8 +442,9 @@ func (d *Dispatcher) dispatchEarly(now time.Duration, p earlyPolicy) {
 		if d.busy >= d.cfg.Slots {
 			return
 		}
+		window = d.cfg.Window
 	}
-	if len(d.unplan) > 0 && now-d.unplanSince() >= d.windowOf(p) {
+	if len(d.unplan) > 0 && now-d.unplanSince() >= window {
 		batch := d.unplan[:0:0]
 		for _, r := range d.unplan {
 			if !r.planned {
@@ -473,13 +474,6 @@ func (d *Dispatcher) startQueued(now time.Duration) {
 		}
 		d.start(now, t.r, t.shard, false)
 	}
-}
-
-func (d *Dispatcher) windowOf(p earlyPolicy) time.Duration {
-	if _, ok := p.(*loadPolicy); ok {
-		return d.cfg.Window
-	}
-	return 0
 }
 
 func (d *Dispatcher) unplanSince() time.Duration {

@@ -171,14 +171,7 @@ func TestOneHostCPU(t *testing.T) {
 	for _, oneHost := range []bool{true, false} {
 		p := replayParams()
 		p.Mixed, p.OneHost, p.Requests = true, oneHost, 600
-		wlc, err := Run("wlc", p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cpu, err := Run("wlc-cpu", p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		wlc, cpu := runTwo(t, p, "wlc", "wlc-cpu")
 		if same := slices.Equal(wlc.Latencies, cpu.Latencies); same != oneHost {
 			t.Fatalf("one host %v: wlc and wlc-cpu alike %v", oneHost, same)
 		}
@@ -202,14 +195,7 @@ func TestReplayGatewayPaths(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := replayParams()
 			p.InlineLimit, p.MaxPooled = tc.inline, tc.pooled
-			a, err := Run("random", p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := Run("serpt-r", p)
-			if err != nil {
-				t.Fatal(err)
-			}
+			a, b := runTwo(t, p, "random", "serpt-r")
 			if len(a.Latencies) != p.Requests || len(b.Latencies) != p.Requests {
 				t.Fatalf("%d and %d GETs finished, want %d", len(a.Latencies), len(b.Latencies), p.Requests)
 			}
@@ -224,4 +210,18 @@ func TestReplayGatewayPaths(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runTwo runs policies a and b on the same workload.
+func runTwo(t *testing.T, p Params, a, b string) (Result, Result) {
+	t.Helper()
+	ra, err := Run(a, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, err := Run(b, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ra, rb
 }

@@ -92,7 +92,7 @@ func Sweep(base Params, policies []string, rhos []float64, bursts []int, seeds i
 			if o.err != nil {
 				return nil, o.err
 			}
-			seedMeans = append(seedMeans, Summarise(Result{Latencies: o.res.Latencies}).Mean)
+			seedMeans = append(seedMeans, meanMs(o.res.Latencies))
 			pooled.Latencies = append(pooled.Latencies, o.res.Latencies...)
 			for _, b := range o.res.Bursts {
 				pooled.Bursts = append(pooled.Bursts, s*perSeed+b)
@@ -159,4 +159,16 @@ func burstMeans(r Result) []float64 {
 		sum[b] = sum[b] / float64(cnt[b]) * 1e3
 	}
 	return sum
+}
+
+// meanMs is the mean of latencies in seconds, in ms (0 for none).
+func meanMs(lat []float64) float64 {
+	if len(lat) == 0 {
+		return 0
+	}
+	var sum float64
+	for _, x := range lat {
+		sum += x
+	}
+	return sum / float64(len(lat)) * 1e3
 }

@@ -2,7 +2,9 @@ package sigv4
 
 import (
 	"errors"
+
 	"io"
+	"tessera/checksum"
 	"time"
 )
 
@@ -51,4 +53,8 @@ type Result struct {
 	// lowercase, e.g. "crc32c" → base64 value), from headers or trailers,
 	// available once Body has returned io.EOF.
 	Checksums map[string]string
+	// Declared is the algorithm of the body checksum the request carries
+	// in a header or names in x-amz-trailer, known before Body is read;
+	// "" when it carries none.
+	Declared checksum.Algorithm
 }

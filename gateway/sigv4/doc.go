@@ -40,6 +40,7 @@
 //
 // All errors wrap one of the sentinels in api.go, which the gateway maps to
 // S3 error codes. The package starts no goroutines and imports no other
-// package of this module. A Verifier is safe for concurrent use; a Result's
-// Body is not.
+// package of this module except the pure checksum package, which names
+// the algorithms. A Verifier is safe for concurrent use; a Result's Body
+// is not.
 package sigv4

@@ -9,6 +9,7 @@ import (
 	"io"
 	"reflect"
 	"strings"
+	"tessera/checksum"
 	"testing"
 )
 
@@ -25,7 +26,7 @@ func fuzzChunkConfig(mode byte) chunkConfig {
 	}
 	cfg.trailer = mode&2 != 0
 	if cfg.trailer && mode&4 != 0 {
-		cfg.ck, _ = newChecksum("crc32")
+		cfg.ck = newChecksum(checksum.CRC32)
 		cfg.ckInTrailer = true
 	}
 	if mode&8 != 0 {
@@ -146,7 +147,7 @@ func fuzzSignedTrailer(body []byte) []byte {
 }
 
 func crc32Base64(b []byte) string {
-	c, _ := newChecksum("crc32")
+	c := newChecksum(checksum.CRC32)
 	c.h.Write(b)
 	return base64.StdEncoding.EncodeToString(c.h.Sum(nil))
 }

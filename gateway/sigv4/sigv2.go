@@ -148,7 +148,7 @@ func (v *Verifier) checkV2(r *http.Request, ak, sig, date string) (*Result, erro
 	if !hmac.Equal([]byte(want), []byte(sig)) {
 		return nil, ErrSignatureDoesNotMatch
 	}
-	ck, inTrailer, err := requestChecksum(r.Header)
+	ck, inTrailer, err := requestChecksum(r)
 	if err != nil {
 		return nil, err
 	}
@@ -161,6 +161,7 @@ func (v *Verifier) checkV2(r *http.Request, ak, sig, date string) (*Result, erro
 	}
 	res := &Result{AccessKey: ak, Size: r.ContentLength, Checksums: map[string]string{}, Body: body}
 	if ck != nil {
+		res.Declared = ck.alg
 		res.Body = &verifyingReader{rc: body, ck: ck, out: res.Checksums}
 	}
 	return res, nil

@@ -226,6 +226,7 @@ var sentinels = []struct {
 	{object.ErrBadDigest, errBadDigest},
 	{object.ErrPreconditionFailed, errPreconditionFailed},
 	{object.ErrInvalidRange, errInvalidRange},
+	{object.ErrInvalidChecksumConfig, errInvalidRequest},
 	{object.ErrQuorum, errServiceUnavailable},
 
 	{io.ErrUnexpectedEOF, errIncompleteBody},
@@ -236,6 +237,9 @@ var sentinels = []struct {
 // classify maps any error to a table entry, the message to send and the
 // extra body elements.
 func classify(err error) (apiError, string, []errElement) {
+	if ce := checksumErr(err); ce != nil {
+		err = ce
+	}
 	var se *s3Error
 	if errors.As(err, &se) {
 		a := errorTable[se.code]

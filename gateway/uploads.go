@@ -38,6 +38,9 @@ type uploadXML struct {
 	Owner        ownerXML `xml:"Owner"`
 	StorageClass string   `xml:"StorageClass"`
 	Initiated    string   `xml:"Initiated"`
+	// ChecksumAlgorithm and ChecksumType are the upload's, when it has one.
+	ChecksumAlgorithm string `xml:"ChecksumAlgorithm,omitempty"`
+	ChecksumType      string `xml:"ChecksumType,omitempty"`
 }
 
 func (g *gateway) listMultipartUploads(w http.ResponseWriter, r *http.Request) error {
@@ -79,7 +82,8 @@ func (g *gateway) listMultipartUploads(w http.ResponseWriter, r *http.Request) e
 		out.NextKeyMarker, out.NextUploadIDMarker = enc(res.NextKeyMarker), res.NextUploadIDMarker
 		for _, u := range res.Uploads {
 			out.Uploads = append(out.Uploads, uploadXML{Key: enc(u.Key), UploadID: u.UploadID, Initiator: owner,
-				Owner: owner, StorageClass: u.StorageClass, Initiated: xmlTime(u.Initiated)})
+				Owner: owner, StorageClass: u.StorageClass, Initiated: xmlTime(u.Initiated),
+				ChecksumAlgorithm: string(u.ChecksumAlgorithm), ChecksumType: string(u.ChecksumType)})
 		}
 		out.CommonPrefixes = renderPrefixes(res.Prefixes, enc)
 	}

@@ -95,6 +95,7 @@ type copyObjectResult struct {
 	XMLName      xml.Name `xml:"http://s3.amazonaws.com/doc/2006-03-01/ CopyObjectResult"`
 	LastModified string   `xml:"LastModified"`
 	ETag         string   `xml:"ETag"`
+	objectChecksumXML
 }
 
 type initiateMultipartUploadResult struct {
@@ -110,7 +111,7 @@ type completeMultipartUploadResult struct {
 	Bucket   string   `xml:"Bucket"`
 	Key      string   `xml:"Key"`
 	ETag     string   `xml:"ETag"`
-	completeResultChecksums
+	objectChecksumXML
 }
 
 type partXML struct {
@@ -118,6 +119,7 @@ type partXML struct {
 	LastModified string `xml:"LastModified"`
 	ETag         string `xml:"ETag"`
 	Size         int64  `xml:"Size"`
+	checksumsXML
 }
 
 type listPartsResult struct {
@@ -133,6 +135,17 @@ type listPartsResult struct {
 	MaxParts             int       `xml:"MaxParts"`
 	IsTruncated          bool      `xml:"IsTruncated"`
 	Parts                []partXML `xml:"Part"`
+	// S3 names a missing algorithm and type "null" in ListParts.
+	ChecksumAlgorithm string `xml:"ChecksumAlgorithm"`
+	ChecksumType      string `xml:"ChecksumType"`
+}
+
+// nullable is v, or "null" when empty.
+func nullable(v string) string {
+	if v == "" {
+		return "null"
+	}
+	return v
 }
 
 type deletedXML struct {

@@ -104,8 +104,10 @@ type Part struct {
 	Number int    `json:"number"`
 	Size   int64  `json:"size"`
 	ETag   string `json:"etag"` // hex MD5 of the part's bytes
-	// Checksums are the part's validated x-amz-checksum-* values
-	// (lowercase algorithm → base64), when the client sent any.
+	// Checksums are the part's x-amz-checksum-* values (lowercase
+	// algorithm → base64): the one the client sent, validated, and the
+	// one the object's checksum needs when the client sent another or
+	// none (computed over the part's bytes).
 	Checksums map[string]string `json:"checksums,omitempty"`
 }
 
@@ -173,6 +175,13 @@ type Upload struct {
 	BlockSize    int               `json:"block_size"`
 	Distribution []PeerID          `json:"distribution"`
 	ShardIndex   int               `json:"shard_index"`
+	// ChecksumAlgorithm and ChecksumType are the object checksum the
+	// upload was created for (x-amz-checksum-algorithm, -type: "CRC32",
+	// "COMPOSITE", ...); every part carries a checksum of that algorithm.
+	// Empty for an upload created without: its object gets S3's default,
+	// a FULL_OBJECT CRC64NVME.
+	ChecksumAlgorithm string `json:"checksum_algorithm,omitempty"`
+	ChecksumType      string `json:"checksum_type,omitempty"`
 	// Parts is filled by the peer when the upload is read back: the parts
 	// committed so far, sorted by number.
 	Parts []Part `json:"parts,omitempty"`

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"tessera/checksum"
 	"tessera/meta"
 )
 
@@ -26,6 +27,9 @@ type UploadInfo struct {
 	UploadID     string
 	Initiated    time.Time
 	StorageClass string
+	// ChecksumAlgorithm and ChecksumType are the upload's ("" none).
+	ChecksumAlgorithm checksum.Algorithm
+	ChecksumType      checksum.Type
 }
 
 // ListUploadsOptions select a page of ListMultipartUploads.
@@ -85,8 +89,9 @@ func (l *Layer) ListUploads(ctx context.Context, bucket string, opts ListUploads
 	var all []UploadInfo
 	for _, s := range byID {
 		if s.count >= max(1, s.u.Code.K) {
+			alg, typ := uploadChecksum(&s.u)
 			all = append(all, UploadInfo{Key: s.u.Key, UploadID: s.u.UploadID, Initiated: s.u.Initiated,
-				StorageClass: classOrStandard(s.u.StorageClass)})
+				StorageClass: classOrStandard(s.u.StorageClass), ChecksumAlgorithm: alg, ChecksumType: typ})
 		}
 	}
 	sort.Slice(all, func(i, j int) bool {

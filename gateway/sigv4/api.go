@@ -2,10 +2,10 @@ package sigv4
 
 import (
 	"errors"
-
 	"io"
-	"tessera/checksum"
 	"time"
+
+	"tessera/checksum"
 )
 
 // Errors returned by Verify and by the body readers it hands out. The

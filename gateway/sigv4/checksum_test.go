@@ -8,8 +8,9 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"tessera/checksum"
 	"testing"
+
+	"tessera/checksum"
 )
 
 // Published check values: "abc" for the CRCs, SHAs, MD5 and xxHashes

@@ -9,8 +9,9 @@ import (
 	"io"
 	"reflect"
 	"strings"
-	"tessera/checksum"
 	"testing"
+
+	"tessera/checksum"
 )
 
 // fuzzChunkConfig picks one of the decoder's configurations from a byte.

@@ -103,7 +103,7 @@ func (g *gateway) uploadPart(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	body := verifiedBody{Reader: newExactReader(r.Body, size), req: r}
+	body := verifiedBody{Reader: sizedBody(r.Body, size), req: r}
 	part, err := g.be.PutPart(r.Context(), bucket, key, q.Get("uploadId"), number, body, size, md5sum)
 	if err != nil {
 		return err

@@ -91,6 +91,7 @@ func TestMultipartErrors(t *testing.T) {
 
 	r := httptest.NewRequest(http.MethodPut, "/bkt/k?partNumber=4&uploadId="+id, strings.NewReader("x"))
 	r.ContentLength = -1
+	r.Header.Set("X-Amz-Content-Sha256", "STREAMING-AWS4-HMAC-SHA256-PAYLOAD")
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, r)
 	expect(t, rec, http.StatusLengthRequired, "MissingContentLength")

@@ -40,7 +40,7 @@ func (g *gateway) putObject(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	body := verifiedBody{Reader: newExactReader(r.Body, p.size), req: r}
+	body := verifiedBody{Reader: sizedBody(r.Body, p.size), req: r}
 	info, err := g.be.PutObject(r.Context(), p.bucket, p.key, body, p.size, p.opts)
 	if err != nil {
 		return err

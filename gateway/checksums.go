@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"errors"
+	"hash"
 	"io"
 	"net/http"
 	"strings"
@@ -264,4 +265,73 @@ func multipartChecksumErr(e *object.ChecksumError) error {
 		return apiErrf(errBadDigest, "The %s you specified did not match the calculated checksum.", e.Algorithm)
 	}
 	return apiErr(errInvalidChecksum)
+}
+
+// formChecksum is a POST upload's file checked against the checksum its
+// form supplies (an x-amz-checksum-<algorithm> field; none: computed in
+// the named algorithm), which the object layer then stores like a PUT's
+// header checksum.
+type formChecksum struct {
+	r    io.Reader
+	alg  checksum.Algorithm
+	want string
+	h    hash.Hash
+	ok   bool
+}
+
+var _ object.ChecksumSource = (*formChecksum)(nil)
+
+// newFormChecksum wraps file when fields supply a checksum (at most one,
+// with a valid value, as for headers) or name an algorithm in
+// x-amz-checksum-algorithm, whose checksum the upload then gets.
+func newFormChecksum(file io.Reader, fields map[string]string) (io.Reader, error) {
+	var fc *formChecksum
+	for _, a := range checksum.All {
+		v, ok := fields[a.Header()]
+		if !ok {
+			continue
+		}
+		if fc != nil {
+			return nil, apiErrf(errInvalidRequest, "Expecting a single x-amz-checksum- header. Multiple checksum Types are not allowed.")
+		}
+		if _, err := a.Decode(v); err != nil {
+			return nil, invalidHeaderValue(a.Header())
+		}
+		fc = &formChecksum{r: file, alg: a, want: v, h: a.New()}
+	}
+	if name, ok := fields["x-amz-checksum-algorithm"]; ok {
+		a, valid := checksum.Parse(name)
+		switch {
+		case !valid || (fc != nil && fc.alg != a):
+			return nil, invalidHeaderValue("x-amz-checksum-algorithm")
+		case fc == nil:
+			fc = &formChecksum{r: file, alg: a, h: a.New()}
+		}
+	}
+	if fc == nil {
+		return file, nil
+	}
+	return fc, nil
+}
+
+func (f *formChecksum) Read(p []byte) (int, error) {
+	n, err := f.r.Read(p)
+	f.h.Write(p[:n])
+	if err == io.EOF {
+		got := checksum.Encode(f.h.Sum(nil))
+		if f.want != "" && got != f.want {
+			return n, apiErrf(errBadDigest, "The %s you specified did not match the calculated checksum.", f.alg)
+		}
+		f.want, f.ok = got, true
+	}
+	return n, err
+}
+
+func (f *formChecksum) DeclaredChecksum() checksum.Algorithm { return f.alg }
+
+func (f *formChecksum) Checksums() map[string]string {
+	if !f.ok {
+		return nil
+	}
+	return map[string]string{f.alg.Lower(): f.want}
 }

@@ -168,22 +168,9 @@ func parseListParts(r *http.Request) (listPartsRequest, error) {
 		return listPartsRequest{}, err
 	}
 	q := r.URL.Query()
-	p := listPartsRequest{bucket: bucket, key: key, uploadID: q.Get("uploadId"), maxParts: object.DefaultMaxKeys}
-	if q.Has("max-parts") {
-		n, err := strconv.Atoi(q.Get("max-parts"))
-		if err != nil || n < 1 {
-			return p, apiErrf(errInvalidArgument, "Argument max-parts must be an integer between 1 and 2147483647.")
-		}
-		p.maxParts = min(n, object.DefaultMaxKeys)
-	}
-	if q.Has("part-number-marker") {
-		n, err := strconv.Atoi(q.Get("part-number-marker"))
-		if err != nil || n < 0 {
-			return p, apiErrf(errInvalidArgument, "Argument part-number-marker must be a non-negative integer.")
-		}
-		p.marker = n
-	}
-	return p, nil
+	p := listPartsRequest{bucket: bucket, key: key, uploadID: q.Get("uploadId")}
+	p.marker, p.maxParts, err = parsePartList(q)
+	return p, err
 }
 
 func (g *gateway) listParts(w http.ResponseWriter, r *http.Request) error {
@@ -191,16 +178,21 @@ func (g *gateway) listParts(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res, err := g.be.ListParts(r.Context(), p.bucket, p.key, p.uploadID, p.marker, p.maxParts)
+	// The backend reads a limit of 0 as its default, so max-parts=0 asks
+	// for one part (which also checks the upload exists) and shows none.
+	res, err := g.be.ListParts(r.Context(), p.bucket, p.key, p.uploadID, p.marker, max(p.maxParts, 1))
 	if err != nil {
 		return err
+	}
+	if p.maxParts == 0 {
+		res.Parts, res.IsTruncated, res.NextPartNumberMarker = nil, false, 0
 	}
 	sc := res.StorageClass
 	if sc == "" {
 		sc = storageStandard
 	}
 	out := listPartsResult{
-		Bucket: p.bucket, Key: p.key, UploadID: p.uploadID, Initiator: owner, Owner: owner,
+		Bucket: p.bucket, Key: p.key, UploadID: p.uploadID, Initiator: requestOwner(r), Owner: requestOwner(r),
 		StorageClass: sc, PartNumberMarker: p.marker, NextPartNumberMarker: res.NextPartNumberMarker,
 		MaxParts: p.maxParts, IsTruncated: res.IsTruncated, Parts: make([]partXML, 0, len(res.Parts)),
 		ChecksumAlgorithm: nullable(string(res.ChecksumAlgorithm)), ChecksumType: nullable(string(res.ChecksumType)),

@@ -131,7 +131,7 @@ func TestMultipartErrors(t *testing.T) {
 		t.Error("rejected requests changed the backend")
 	}
 	expect(t, do(h, req{method: http.MethodPost, target: "/bkt/k?uploadId=nope", body: completeBody("1", e1)}), http.StatusNotFound, "NoSuchUpload")
-	for _, q := range []string{"max-parts=0", "max-parts=x", "part-number-marker=-2"} {
+	for _, q := range []string{"max-parts=-1", "max-parts=x", "part-number-marker=-2", "part-number-marker=x"} {
 		expect(t, do(h, req{method: http.MethodGet, target: "/bkt/k?uploadId=" + id + "&" + q}), http.StatusBadRequest, "InvalidArgument")
 	}
 

@@ -56,6 +56,9 @@ type v2Variant struct {
 	// unreserved characters and '/' left as they are, as minio-go does,
 	// for a client that sent it encoded some other way.
 	strictPath bool
+	// bucketSlash ends a bucket-only resource with '/': botocore signs
+	// /BUCKET/ for the path-style request line /BUCKET.
+	bucketSlash bool
 }
 
 // StringToSignV2 is the V2 string to sign of r as botocore builds it,
@@ -109,10 +112,13 @@ func canonicalResourceV2(r *http.Request, va v2Variant) string {
 	if va.bucket != "" {
 		b.WriteString("/" + va.bucket)
 	}
+	p := rawPath(r)
 	if va.strictPath {
-		b.WriteString(uriEncode(r.URL.Path, false))
-	} else {
-		b.WriteString(rawPath(r))
+		p = uriEncode(r.URL.Path, false)
+	}
+	b.WriteString(p)
+	if va.bucketSlash && va.bucket == "" && p != "/" && strings.Count(p, "/") == 1 {
+		b.WriteByte('/')
 	}
 	type sub struct{ key, value string }
 	var subs []sub
@@ -244,9 +250,9 @@ func (v *Verifier) matchV2(r *http.Request, secret, sig, date string) bool {
 	bucket := BucketFromHost(r.Host, v.Domains)
 	_, amzDate := headerValue(r, "X-Amz-Date")
 	tried := map[string]bool{}
-	for i := 0; i < 16; i++ {
-		va := v2Variant{bucket: bucket, extra: i&1 != 0, bare: i&2 != 0,
-			amzDateLine: i&4 != 0 && amzDate && date == "", strictPath: i&8 != 0}
+	for i := 0; i < 32; i++ {
+		va := v2Variant{bucket: bucket, bucketSlash: i&1 != 0, extra: i&2 != 0, bare: i&4 != 0,
+			amzDateLine: i&8 != 0 && amzDate && date == "", strictPath: i&16 != 0}
 		sts := stringToSignV2(r, date, va)
 		if tried[sts] {
 			continue

@@ -136,6 +136,10 @@ func TestCanonicalResourceV2(t *testing.T) {
 		{"http://h/b/k%2Bx", v2Variant{strictPath: true}, "/b/k%2Bx"},
 		{"http://h/b/k+x", v2Variant{strictPath: true}, "/b/k%2Bx"},
 		{"http://b.s3.test/?acl", v2Variant{bucket: "b"}, "/b/?acl"},
+		{"http://h/b?acl", v2Variant{bucketSlash: true}, "/b/?acl"},
+		{"http://h/b/?acl", v2Variant{bucketSlash: true}, "/b/?acl"},
+		{"http://h/b/k", v2Variant{bucketSlash: true}, "/b/k"},
+		{"http://h/", v2Variant{bucketSlash: true}, "/"},
 	}
 	for _, c := range cases {
 		r := httptest.NewRequest("GET", c.url, nil)

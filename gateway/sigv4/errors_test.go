@@ -230,3 +230,36 @@ func TestAuthorizationHeaderErrors(t *testing.T) {
 		}
 	}
 }
+
+// FuzzVerifyPresigned feeds arbitrary presigned queries to Verify: only
+// one canonically equal to the signed query may verify, and every failure
+// must be one the gateway maps to an S3 code (never an unclassified
+// error, which would be a 500).
+func FuzzVerifyPresigned(f *testing.F) {
+	ok := sdkPresign(f, newRequest("GET", "http://s3.example.com/b/k", nil), time.Hour, testNow).URL.RawQuery
+	f.Add(ok)
+	f.Add(strings.Replace(ok, "X-Amz-Expires=3600", "X-Amz-Expires=-5", 1))
+	f.Add("X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=a%2Fb&X-Amz-Signature=00")
+	f.Add("AWSAccessKeyId=AK&Expires=99999999999&Signature=abc")
+	known := []error{ErrMalformedQuery, ErrAccessDenied, ErrExpired, ErrInvalidAccessKeyID, ErrSignatureDoesNotMatch,
+		ErrUnsupported, ErrUnsignedHeaders, ErrMissingAuth, ErrInvalidAuthorization, ErrRequestTimeTooSkewed}
+	f.Fuzz(func(t *testing.T, query string) {
+		r, err := http.NewRequest("GET", "http://s3.example.com/b/k?"+query, nil)
+		if err != nil {
+			return
+		}
+		_, err = newVerifier(testNow).Verify(r)
+		if err == nil {
+			if canonicalQuery(parseQuery(r.URL.RawQuery)) != canonicalQuery(parseQuery(ok)) {
+				t.Fatalf("%q verified", query)
+			}
+			return
+		}
+		for _, k := range known {
+			if errors.Is(err, k) {
+				return
+			}
+		}
+		t.Fatalf("%q: unclassified error %v", query, err)
+	})
+}

@@ -243,26 +243,51 @@ func (v *Verifier) checkV2(r *http.Request, ak, sig, date string) (*Result, erro
 }
 
 // matchV2 compares sig with the signature of each string to sign a
-// client may have built, botocore's first. A presigned Signature whose
-// '+' arrived unencoded was decoded to a space; it is taken back.
+// client may have built, botocore's first; only the variants that differ
+// for this request are tried. A presigned Signature whose '+' arrived
+// unencoded was decoded to a space; it is taken back.
 func (v *Verifier) matchV2(r *http.Request, secret, sig, date string) bool {
 	sig = strings.ReplaceAll(sig, " ", "+")
 	bucket := BucketFromHost(r.Host, v.Domains)
-	_, amzDate := headerValue(r, "X-Amz-Date")
-	tried := map[string]bool{}
+	mask := v2Variants(r, bucket, date)
 	for i := 0; i < 32; i++ {
-		va := v2Variant{bucket: bucket, bucketSlash: i&1 != 0, extra: i&2 != 0, bare: i&4 != 0,
-			amzDateLine: i&8 != 0 && amzDate && date == "", strictPath: i&16 != 0}
-		sts := stringToSignV2(r, date, va)
-		if tried[sts] {
+		if i&^mask != 0 {
 			continue
 		}
-		tried[sts] = true
-		if hmac.Equal([]byte(SignV2(secret, sts)), []byte(sig)) {
+		va := v2Variant{bucket: bucket, bucketSlash: i&1 != 0, extra: i&2 != 0, bare: i&4 != 0,
+			amzDateLine: i&8 != 0, strictPath: i&16 != 0}
+		if hmac.Equal([]byte(SignV2(secret, stringToSignV2(r, date, va))), []byte(sig)) {
 			return true
 		}
 	}
 	return false
+}
+
+// v2Variants returns the bits of matchV2's variants that change r's
+// string to sign: bucketSlash, extra, bare, amzDateLine, strictPath.
+func v2Variants(r *http.Request, bucket, date string) int {
+	mask := 0
+	p := rawPath(r)
+	if bucket == "" && p != "/" && strings.Count(p, "/") == 1 {
+		mask |= 1
+	}
+	for _, kv := range strings.Split(r.URL.RawQuery, "&") {
+		k, v, hasV := strings.Cut(kv, "=")
+		k = queryUnescape(k)
+		if extraSubresourcesV2[k] {
+			mask |= 2
+		}
+		if hasV && v == "" && (subresourcesV2[k] || extraSubresourcesV2[k]) {
+			mask |= 4
+		}
+	}
+	if _, ok := headerValue(r, "X-Amz-Date"); ok && date == "" {
+		mask |= 8
+	}
+	if uriEncode(r.URL.Path, false) != p {
+		mask |= 16
+	}
+	return mask
 }
 
 // BucketFromHost returns the bucket a Host header names under one of

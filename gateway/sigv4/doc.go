@@ -12,9 +12,14 @@
 //
 // It also accepts the legacy Signature Version 2 (HMAC-SHA1) in its header
 // form ("Authorization: AWS key:signature") and its presigned query form
-// (AWSAccessKeyId, Expires, Signature), path style only, with an unsigned
-// payload; and VerifyPolicy checks the V4 or V2 signature of a browser
-// POST upload's policy document.
+// (AWSAccessKeyId, Expires, Signature), path style and virtual-hosted
+// (Verifier.Domains), with an unsigned payload; and VerifyPolicy checks
+// the V4 or V2 signature of a browser POST upload's policy document.
+//
+// Failures are S3's: each error wraps a sentinel that picks the S3 code,
+// and most are an *Error with S3's message and the elements clients act
+// on (<Region> when a request was signed for another region, so s3cmd and
+// the SDKs re-sign; <HeadersNotSigned>).
 //
 // Contract and invariants:
 //

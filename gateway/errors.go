@@ -203,6 +203,9 @@ var sentinels = []struct {
 	{object.ErrBadDigest, errBadDigest},
 	{object.ErrPreconditionFailed, errPreconditionFailed},
 	{object.ErrInvalidRange, errInvalidRange},
+	// Peers refused the request as malformed: the client's fault, never
+	// a 503 that SDKs would retry.
+	{object.ErrInvalidArgument, errInvalidArgument},
 	{object.ErrQuorum, errServiceUnavailable},
 
 	{io.ErrUnexpectedEOF, errIncompleteBody},

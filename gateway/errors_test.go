@@ -36,6 +36,8 @@ func TestBackendErrorMapping(t *testing.T) {
 		{object.ErrBadDigest, 400, "BadDigest"},
 		{object.ErrInvalidRange, 416, "InvalidRange"},
 		{object.ErrQuorum, 503, "ServiceUnavailable"},
+		{object.ErrInvalidArgument, 400, "InvalidArgument"},
+		{&object.QuorumError{Op: "read", Need: 3}, 503, "ServiceUnavailable"},
 		{context.DeadlineExceeded, 503, "ServiceUnavailable"},
 		{context.Canceled, 400, "RequestTimeout"},
 		{errors.New("disk on fire"), 500, "InternalError"},

@@ -19,6 +19,10 @@ var (
 	ErrStale = errors.New("stale version")
 	// ErrCorrupt reports a record that failed its checksum or did not parse.
 	ErrCorrupt = errors.New("corrupt record")
+	// ErrInvalidArgument reports a request a peer refused as malformed (a
+	// bad name, upload ID, stamp or part list) without touching anything.
+	// Peers validate alike, so every peer refuses the same request.
+	ErrInvalidArgument = errors.New("invalid argument")
 )
 
 // PeerID names a storage peer; stable across restarts.

@@ -271,16 +271,3 @@ func TestCertReloader(t *testing.T) {
 		t.Fatal("a broken pair loaded")
 	}
 }
-
-func TestGetPartNumberSinglePart(t *testing.T) {
-	_, h := newTestGateway(t, allowAll{})
-	setup(t, h, "bkt", map[string]string{"k": "whole"})
-	rec := mustDo(t, h, req{method: http.MethodGet, target: "/bkt/k?partNumber=1"})
-	if rec.Code != http.StatusOK || rec.Body.String() != "whole" {
-		t.Fatalf("part 1 of a single-part object: %d %q", rec.Code, rec.Body.String())
-	}
-	expect(t, do(h, req{method: http.MethodGet, target: "/bkt/k?partNumber=2"}), http.StatusRequestedRangeNotSatisfiable, "InvalidPartNumber")
-	expect(t, do(h, req{method: http.MethodHead, target: "/bkt/k?partNumber=0"}), http.StatusBadRequest, "")
-	expect(t, do(h, req{method: http.MethodGet, target: "/bkt/k?partNumber=1", header: map[string]string{"Range": "bytes=0-1"}}),
-		http.StatusBadRequest, "InvalidRequest")
-}

@@ -141,10 +141,17 @@ var errorTable = map[errCode]apiError{
 }
 
 // s3Error is an error the handlers raise with a fixed table entry; msg,
-// when set, replaces the table's description.
+// when set, replaces the table's description, and fields are extra
+// elements of the XML body (S3's <Condition>, <ActualPartCount>, ...).
 type s3Error struct {
-	code errCode
-	msg  string
+	code   errCode
+	msg    string
+	fields []errorField
+}
+
+// errorField is one extra element of an error body.
+type errorField struct {
+	Name, Value string
 }
 
 func (e *s3Error) Error() string {
@@ -161,6 +168,12 @@ func apiErr(code errCode) error { return &s3Error{code: code} }
 // apiErrf returns the handler error for code with a specific message.
 func apiErrf(code errCode, format string, args ...any) error {
 	return &s3Error{code: code, msg: fmt.Sprintf(format, args...)}
+}
+
+// apiErrFields returns the handler error for code with its default
+// message and extra body elements.
+func apiErrFields(code errCode, fields ...errorField) error {
+	return &s3Error{code: code, fields: fields}
 }
 
 // isCode reports whether err is a handler error with the given code.
@@ -240,11 +253,31 @@ func classify(err error) (apiError, string) {
 
 // errorResponse is S3's error body; it carries no namespace.
 type errorResponse struct {
-	XMLName   xml.Name `xml:"Error"`
-	Code      string   `xml:"Code"`
-	Message   string   `xml:"Message"`
-	Resource  string   `xml:"Resource"`
-	RequestID string   `xml:"RequestId"`
+	XMLName   xml.Name       `xml:"Error"`
+	Code      string         `xml:"Code"`
+	Message   string         `xml:"Message"`
+	Fields    []xmlFieldElem `xml:",omitempty"`
+	Resource  string         `xml:"Resource"`
+	RequestID string         `xml:"RequestId"`
+}
+
+// xmlFieldElem renders an errorField as <Name>Value</Name>.
+type xmlFieldElem struct {
+	XMLName xml.Name
+	Value   string `xml:",chardata"`
+}
+
+// fieldsOf returns the extra body elements of a handler error.
+func fieldsOf(err error) []xmlFieldElem {
+	var se *s3Error
+	if !errors.As(err, &se) {
+		return nil
+	}
+	out := make([]xmlFieldElem, 0, len(se.fields))
+	for _, f := range se.fields {
+		out = append(out, xmlFieldElem{XMLName: xml.Name{Local: f.Name}, Value: f.Value})
+	}
+	return out
 }
 
 // writeError renders err as an S3 error response. HEAD responses and 304
@@ -267,7 +300,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		reqID = id.String()
 	}
 	// Marshal cannot fail on a struct of strings (invalid UTF-8 becomes U+FFFD).
-	body, _ := xml.Marshal(errorResponse{Code: a.Code, Message: msg, Resource: r.URL.Path, RequestID: reqID})
+	body, _ := xml.Marshal(errorResponse{Code: a.Code, Message: msg, Fields: fieldsOf(err), Resource: r.URL.Path, RequestID: reqID})
 	body = append([]byte(xml.Header), body...)
 	h := w.Header()
 	h.Set("Content-Type", "application/xml")

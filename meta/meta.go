@@ -142,6 +142,9 @@ type Object struct {
 	// Inlined is true when every peer's shard is in Inline (Inline may be
 	// empty for a 0-byte object).
 	Inlined bool `json:"inlined,omitempty"`
+	// UploadID names the multipart upload this version was completed
+	// from, so a repeated CompleteMultipartUpload can be answered.
+	UploadID string `json:"upload_id,omitempty"`
 }
 
 // Entry is one line of a peer's sorted listing.

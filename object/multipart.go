@@ -5,6 +5,7 @@ import (
 	"crypto/md5"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -123,6 +124,16 @@ func (l *Layer) completeMultipart(ctx context.Context, bucket, key, uploadID str
 			return ObjectInfo{}, fmt.Errorf("%w: %d after %d", ErrInvalidPartOrder, parts[i].Number, parts[i-1].Number)
 		}
 	}
+	defer l.completing.lock(bucket + "/" + key + "/" + uploadID)()
+	info, err := l.commitUpload(ctx, bucket, key, uploadID, parts)
+	if errors.Is(err, ErrUploadNotFound) {
+		return l.completedBefore(ctx, bucket, key, uploadID, parts, err)
+	}
+	return info, err
+}
+
+// commitUpload commits the object made of the chosen parts of an upload.
+func (l *Layer) commitUpload(ctx context.Context, bucket, key, uploadID string, parts []CompletePart) (ObjectInfo, error) {
 	v, err := l.readUpload(ctx, bucket, key, uploadID)
 	if err != nil {
 		return ObjectInfo{}, err
@@ -202,6 +213,7 @@ func (l *Layer) completedRecord(u *meta.Upload, parts []meta.Part) *meta.Object 
 		ContentType: u.ContentType, UserMeta: u.UserMeta, Headers: withComposite(u.Headers, parts),
 		StorageClass: u.StorageClass, Code: u.Code, BlockSize: u.BlockSize,
 		Parts: parts, Distribution: u.Distribution, ModTime: time.Unix(0, st.Nanos).UTC(),
+		UploadID: u.UploadID,
 	}
 }
 

@@ -73,6 +73,7 @@ const (
 	errCORSNotEnabled
 	errCORSNotAllowed
 	errBadRequest
+	errInvalidTag
 )
 
 // apiError is one row of the S3 error table.
@@ -138,6 +139,7 @@ var errorTable = map[errCode]apiError{
 	errCORSNotEnabled:               {"CORSResponse", http.StatusForbidden, "CORS is not enabled for this bucket."},
 	errCORSNotAllowed:               {"CORSResponse", http.StatusForbidden, "This CORS request is not allowed. This is usually because the evalution of Origin, request method / Access-Control-Request-Method or Access-Control-Request-Headers are not whitelisted by the resource's CORS spec."},
 	errBadRequest:                   {"BadRequest", http.StatusBadRequest, "Insufficient information. Origin request header needed."},
+	errInvalidTag:                   {"InvalidTag", http.StatusBadRequest, "The tag provided was not a valid tag."},
 }
 
 // s3Error is an error the handlers raise with a fixed table entry; msg,

@@ -95,7 +95,7 @@ func TestCompleteConcurrent(t *testing.T) {
 	if err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("object after concurrent completes: %d bytes, %v", len(got), err)
 	}
-	if l.completing.locks != nil && len(l.completing.locks) != 0 {
+	if len(l.completing.locks) != 0 {
 		t.Fatalf("%d upload locks left behind", len(l.completing.locks))
 	}
 }

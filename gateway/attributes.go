@@ -54,8 +54,8 @@ func parseAttributes(h http.Header) (attributesRequest, error) {
 				continue
 			}
 			if !objectAttributes[a] {
-				return p, withElements(apiErrf(errInvalidArgument, "Invalid attribute name specified."),
-					"ArgumentName", "x-amz-object-attributes", "ArgumentValue", a)
+				return p, withFields(apiErrf(errInvalidArgument, "Invalid attribute name specified."),
+					errorField{"ArgumentName", "x-amz-object-attributes"}, errorField{"ArgumentValue", a})
 			}
 			p.want[a] = true
 		}
@@ -82,8 +82,8 @@ func headerInt(h http.Header, name string, def int) (int, error) {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 0 {
-		return 0, withElements(apiErrf(errInvalidArgument, "Invalid %s: %s", strings.ToLower(name), v),
-			"ArgumentName", strings.ToLower(name), "ArgumentValue", v)
+		return 0, withFields(apiErrf(errInvalidArgument, "Invalid %s: %s", strings.ToLower(name), v),
+			errorField{"ArgumentName", strings.ToLower(name)}, errorField{"ArgumentValue", v})
 	}
 	return n, nil
 }

@@ -11,7 +11,7 @@ aws() { "$AWS" --endpoint-url "$ENDPOINT" "$@"; }
 echo "aws-cli $("$AWS" --version 2>&1)"
 
 check "s3 mb" aws s3 mb "s3://$B"
-expect_fail "s3 mb twice" "BucketAlreadyOwnedByYou" aws s3 mb "s3://$B"
+check "s3 mb twice (us-east-1 answers 200, as S3)" aws s3 mb "s3://$B"
 
 head -c $((200 << 20)) /dev/urandom >"$T/big"
 check "s3 cp up 200MiB (multipart)" aws s3 cp --only-show-errors "$T/big" "s3://$B/big/file.bin"

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/rs/zerolog/hlog"
 
@@ -302,6 +303,8 @@ func fieldElems(fields []errorField) []xmlFieldElem {
 	return out
 }
 
+var textQuotes = strings.NewReplacer("&#34;", `"`, "&#39;", "'")
+
 // writeError renders err as an S3 error response. HEAD responses and 304
 // carry no body. Server-side failures are logged with the request id.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
@@ -323,7 +326,11 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	// Marshal cannot fail on a struct of strings (invalid UTF-8 becomes U+FFFD).
 	body, _ := xml.Marshal(errorResponse{Code: a.Code, Message: msg, Fields: fieldElems(fields), Resource: r.URL.Path, RequestID: reqID})
-	body = append([]byte(xml.Header), body...)
+	// encoding/xml escapes quotes in text; S3 writes them as they are,
+	// and clients match its messages as text (a POST policy's failed
+	// condition quotes its terms). The body has no attributes, so
+	// unescaping them is safe.
+	body = append([]byte(xml.Header), textQuotes.Replace(string(body))...)
 	h := w.Header()
 	h.Set("Content-Type", "application/xml")
 	h.Set("Content-Length", strconv.Itoa(len(body)))

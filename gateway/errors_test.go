@@ -185,7 +185,7 @@ func TestErrorExtraElements(t *testing.T) {
 	w := httptest.NewRecorder()
 	writeError(w, r, err)
 	body := w.Body.String()
-	for _, want := range []string{"<Code>AuthorizationHeaderMalformed</Code>", "<Region>us-east-1</Region>", "expecting &#39;us-east-1&#39;"} {
+	for _, want := range []string{"<Code>AuthorizationHeaderMalformed</Code>", "<Region>us-east-1</Region>", "expecting 'us-east-1'"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("body %s lacks %s", body, want)
 		}

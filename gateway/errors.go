@@ -153,6 +153,7 @@ type s3Error struct {
 	code   errCode
 	msg    string
 	fields []errorField
+	allow  string // the Allow header of a MethodNotAllowed
 }
 
 // errorField is one extra element of an error body.
@@ -332,6 +333,10 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	// unescaping them is safe.
 	body = append([]byte(xml.Header), textQuotes.Replace(string(body))...)
 	h := w.Header()
+	var se *s3Error
+	if errors.As(err, &se) && se.allow != "" {
+		h.Set("Allow", se.allow)
+	}
 	h.Set("Content-Type", "application/xml")
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(a.Status)

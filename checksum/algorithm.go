@@ -67,10 +67,14 @@ var specs = map[Algorithm]spec{
 var All = []Algorithm{CRC32, CRC32C, CRC64NVME, SHA1, SHA256, SHA512, MD5, XXHASH64, XXHASH3, XXHASH128}
 
 // Parse returns the algorithm named by s in any case ("crc32c", "CRC32C").
+// The result is the package's constant, so keeping it costs no memory.
 func Parse(s string) (Algorithm, bool) {
-	a := Algorithm(strings.ToUpper(s))
-	_, ok := specs[a]
-	return a, ok
+	for _, a := range All {
+		if strings.EqualFold(s, string(a)) {
+			return a, true
+		}
+	}
+	return "", false
 }
 
 // Valid reports whether a is a known algorithm.

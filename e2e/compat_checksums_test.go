@@ -281,3 +281,33 @@ func checkAttributes(t *testing.T, ac *s3.Client, key string, typ types.Checksum
 		t.Fatalf("%s part 3 checksum %q", key, s)
 	}
 }
+
+// TestListedChecksums: listings name each object's checksum algorithm
+// and type, as S3's do.
+func TestListedChecksums(t *testing.T) {
+	c := startServer(t)
+	ctx := context.Background()
+	mustMakeBucket(t, c, "listed")
+	ac := awsClient(t, c, "http://"+c.srv.S3Addr(), nil, true)
+	bare := s3.New(ac.Options(), func(o *s3.Options) { o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired })
+	if _, err := ac.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("listed"), Key: aws.String("a"),
+		Body: strings.NewReader("a"), ChecksumAlgorithm: types.ChecksumAlgorithmSha1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bare.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("listed"), Key: aws.String("b"), Body: strings.NewReader("b")}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := ac.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String("listed")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []types.ChecksumAlgorithm{types.ChecksumAlgorithmSha1, types.ChecksumAlgorithmCrc64nvme}
+	if len(out.Contents) != 2 {
+		t.Fatalf("%d objects", len(out.Contents))
+	}
+	for i, o := range out.Contents {
+		if len(o.ChecksumAlgorithm) != 1 || o.ChecksumAlgorithm[0] != want[i] || o.ChecksumType != types.ChecksumTypeFullObject {
+			t.Errorf("%s listed with %v %q", aws.ToString(o.Key), o.ChecksumAlgorithm, o.ChecksumType)
+		}
+	}
+}

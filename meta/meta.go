@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"tessera/checksum"
 )
 
 // Sentinel errors shared by the storage peer, its client and the object layer.
@@ -158,12 +160,46 @@ type Entry struct {
 	ETag         string    `json:"etag"`
 	ModTime      time.Time `json:"mod_time"`
 	StorageClass string    `json:"storage_class,omitempty"`
+	// ChecksumAlgorithm and ChecksumType name the object's checksum, which
+	// S3 lists with each object ("" when it has none).
+	ChecksumAlgorithm string `json:"checksum_algorithm,omitempty"`
+	ChecksumType      string `json:"checksum_type,omitempty"`
 }
 
 // EntryOf returns the listing line for o.
 func EntryOf(o *Object) Entry {
+	alg, typ := o.ChecksumKind()
 	return Entry{Key: o.Key, Stamp: o.Stamp, Deleted: o.Deleted, Size: o.Size, ETag: o.ETag,
-		ModTime: o.ModTime, StorageClass: o.StorageClass}
+		ModTime: o.ModTime, StorageClass: o.StorageClass, ChecksumAlgorithm: alg, ChecksumType: typ}
+}
+
+// Stored headers of an object's checksum, under S3's own names: the
+// value in X-Amz-Checksum-<ALGORITHM>, the type in X-Amz-Checksum-Type.
+const (
+	ChecksumHeaderPrefix = "X-Amz-Checksum-"
+	ChecksumTypeHeader   = "X-Amz-Checksum-Type"
+)
+
+// ChecksumKind returns the algorithm and type of o's checksum ("" when it
+// has none; a checksum stored before types were is FULL_OBJECT). They are
+// the checksum package's constants, so listing lines share them.
+func (o *Object) ChecksumKind() (algorithm, typ string) {
+	for k := range o.Headers {
+		name, ok := strings.CutPrefix(k, ChecksumHeaderPrefix)
+		if !ok || k == ChecksumTypeHeader {
+			continue
+		}
+		a, ok := checksum.Parse(name)
+		if !ok {
+			continue
+		}
+		t := checksum.FullObject
+		if o.Headers[ChecksumTypeHeader] == string(checksum.Composite) {
+			t = checksum.Composite
+		}
+		return string(a), string(t)
+	}
+	return "", ""
 }
 
 // Upload is an in-progress multipart upload as stored on each of its n

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"tessera/checksum"
 	"tessera/meta"
 )
 
@@ -61,7 +62,8 @@ func (l *Layer) listObjects(ctx context.Context, bucket string, opts ListOptions
 
 func entryInfo(bucket string, e meta.Entry) ObjectInfo {
 	return ObjectInfo{Bucket: bucket, Key: e.Key, Size: e.Size, ETag: e.ETag, ModTime: e.ModTime,
-		StorageClass: classOrStandard(e.StorageClass), Parts: partsInETag(e.ETag)}
+		StorageClass: classOrStandard(e.StorageClass), Parts: partsInETag(e.ETag),
+		Checksum: ChecksumInfo{Algorithm: checksum.Algorithm(e.ChecksumAlgorithm), Type: checksum.Type(e.ChecksumType)}}
 }
 
 // partsInETag reads the part count of a multipart ETag ("hex-N"), which

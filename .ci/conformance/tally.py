@@ -34,6 +34,7 @@ SDK_NOISE = [
     (re.compile(r"RequestID: [^,]*, HostID: [^,]*, "), ""),
     (re.compile(r"<\?xml[^>]*\?>\s*<APIError><Code>(.*?)</Code><Description>(.*?)</Description>"
                 r"<HTTPStatusCode>(\d+)</HTTPStatusCode></APIError>"), r'\3 \1 "\2"'),
+    (re.compile(r"0x[0-9a-f]{6,}"), "0x.."),  # Go pointers in printed structs
     (re.compile(r"operation error S3: (\w+), https? response error StatusCode: (\d+), (?:api error )?"), r"\1 \2 "),
 ]
 

@@ -70,7 +70,7 @@ func (g *gateway) uploadPartCopy(w http.ResponseWriter, r *http.Request) error {
 		return apiErr(errEntityTooLarge)
 	}
 	part, err := g.copyRange(r.Context(), srcBucket, srcKey, info.ETag, off, length, func(body io.Reader) (object.PartInfo, error) {
-		return g.be.PutPart(r.Context(), bucket, key, q.Get("uploadId"), number, body, length, nil)
+		return g.be.PutPart(r.Context(), bucket, key, q.Get("uploadId"), number, object.CopiedBody(body), length, nil)
 	})
 	if err != nil {
 		return err

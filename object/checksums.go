@@ -80,6 +80,13 @@ func withChecksum(h map[string]string, c ChecksumInfo) map[string]string {
 	return out
 }
 
+// CopiedBody marks a body the gateway copies from a stored object
+// (UploadPartCopy): no client checksum can come with it, so the layer
+// computes whatever checksum the upload needs, COMPOSITE included.
+func CopiedBody(r io.Reader) io.Reader { return copiedBody{r} }
+
+type copiedBody struct{ io.Reader }
+
 // declaredOf is the checksum algorithm body declares ("" none).
 func declaredOf(body io.Reader) checksum.Algorithm {
 	if src, ok := body.(ChecksumSource); ok {

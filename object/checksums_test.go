@@ -141,6 +141,11 @@ func TestMultipartCompositeChecksum(t *testing.T) {
 			t.Fatalf("part without the upload's algorithm: %v", err)
 		}
 	}
+	// A copied part's checksum is the layer's to compute.
+	copied, err := l.PutPart(ctx, testBucket, "comp", id, 1, CopiedBody(bytes.NewReader(p)), 10, nil)
+	if err != nil || copied.Checksums["sha256"] != checksum.SHA256.Sum(p) {
+		t.Fatalf("copied part: %v %v", copied.Checksums, err)
+	}
 	parts := [][]byte{randBytes(9, testMinPart), randBytes(10, 20)}
 	id, cps := mpUpload(t, l, "comp", opts, []io.Reader{declared(checksum.SHA256, parts[0]), declared(checksum.SHA256, parts[1])}, parts, checksum.SHA256)
 	edits := []struct {

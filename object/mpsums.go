@@ -2,6 +2,7 @@ package object
 
 import (
 	"fmt"
+	"io"
 
 	"tessera/checksum"
 	"tessera/meta"
@@ -55,15 +56,18 @@ func uploadChecksum(u *meta.Upload) (checksum.Algorithm, checksum.Type) {
 }
 
 // partWants checks a part's declared checksum against the upload before
-// the body is read, and returns the algorithm the part must record.
-func partWants(u *meta.Upload, declared checksum.Algorithm) (checksum.Algorithm, error) {
+// the body is read, and returns the algorithm the part must record. A
+// copied part's checksum is always the layer's to compute.
+func partWants(u *meta.Upload, body io.Reader) (checksum.Algorithm, error) {
 	alg, typ := uploadChecksum(u)
+	declared := declaredOf(body)
+	_, copied := body.(copiedBody)
 	switch {
 	case alg == "":
 		return checksum.Default, nil
 	case declared != "" && declared != alg:
 		return "", &ChecksumError{Kind: ChecksumAlgorithmMismatch, Algorithm: alg, Other: string(declared)}
-	case declared == "" && typ == checksum.Composite:
+	case declared == "" && typ == checksum.Composite && !copied:
 		// A composite is only as good as the clients' part checksums.
 		return "", &ChecksumError{Kind: ChecksumAlgorithmMismatch, Algorithm: alg, Other: "null"}
 	}

@@ -91,7 +91,7 @@ func (l *Layer) putPart(ctx context.Context, bucket, key, uploadID string, numbe
 		return meta.Part{}, err
 	}
 	declared := declaredOf(r)
-	want, err := partWants(u, declared)
+	want, err := partWants(u, r)
 	if err != nil {
 		return meta.Part{}, err
 	}

@@ -107,13 +107,14 @@ func objectChecksums(r *http.Request) bool {
 // requestChecksum finds the checksum a request declares for its body: an
 // x-amz-checksum-* header (inTrailer false) or one named by x-amz-trailer
 // (inTrailer true, value still unknown). S3 allows at most one, and
-// x-amz-sdk-checksum-algorithm, when sent, must name it.
+// x-amz-sdk-checksum-algorithm, when sent, must name it. As S3 does, it
+// refuses several checksums before it looks at their values.
 func requestChecksum(r *http.Request) (c *bodyChecksum, inTrailer bool, err error) {
 	if objectChecksums(r) {
 		return nil, false, nil
 	}
 	h := r.Header
-	found, err := headerChecksums(h)
+	headers, err := headerChecksums(h)
 	if err != nil {
 		return nil, false, err
 	}
@@ -121,14 +122,17 @@ func requestChecksum(r *http.Request) (c *bodyChecksum, inTrailer bool, err erro
 	if err != nil {
 		return nil, false, err
 	}
-	if tc != nil {
-		found = append(found, tc)
-	}
-	if len(found) > 1 {
-		return nil, false, checksumErr(MultipleChecksums, "", "%d checksums", len(found))
-	}
-	if len(found) == 1 {
-		c = found[0]
+	switch n := len(headers) + btoi(tc != nil); {
+	case n > 1:
+		return nil, false, checksumErr(MultipleChecksums, "", "%d checksums", n)
+	case tc != nil:
+		c = tc
+	case len(headers) == 1:
+		hc := headers[0]
+		c = newChecksum(hc.alg)
+		if err := c.setWant(hc.value, InvalidChecksumValue); err != nil {
+			return nil, false, err
+		}
 	}
 	if sdk := h.Get("X-Amz-Sdk-Checksum-Algorithm"); sdk != "" {
 		if c == nil {
@@ -141,9 +145,23 @@ func requestChecksum(r *http.Request) (c *bodyChecksum, inTrailer bool, err erro
 	return c, tc != nil, nil
 }
 
-// headerChecksums reads every x-amz-checksum-<algorithm> header.
-func headerChecksums(h http.Header) ([]*bodyChecksum, error) {
-	var found []*bodyChecksum
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// checksumHeader is one x-amz-checksum-<algorithm> header, not yet checked.
+type checksumHeader struct {
+	alg   checksum.Algorithm
+	value string
+}
+
+// headerChecksums collects the x-amz-checksum-<algorithm> headers; a
+// header sent twice counts twice.
+func headerChecksums(h http.Header) ([]checksumHeader, error) {
+	var found []checksumHeader
 	for k, vs := range h {
 		name, ok := checksumHeaderAlg(k)
 		if !ok {
@@ -153,14 +171,9 @@ func headerChecksums(h http.Header) ([]*bodyChecksum, error) {
 		if !ok {
 			return nil, checksumErr(UnknownChecksumHeader, strings.ToLower(k), "")
 		}
-		if len(vs) != 1 {
-			return nil, checksumErr(MultipleChecksums, alg.Header(), "sent %d times", len(vs))
+		for _, v := range vs {
+			found = append(found, checksumHeader{alg: alg, value: v})
 		}
-		c := newChecksum(alg)
-		if err := c.setWant(vs[0], InvalidChecksumValue); err != nil {
-			return nil, err
-		}
-		found = append(found, c)
 	}
 	return found, nil
 }

@@ -87,6 +87,8 @@ func TestChecksumHeaderErrors(t *testing.T) {
 		{"unknown algorithm", [][2]string{{"X-Amz-Checksum-Crc16", "kAFQ"}}, UnknownChecksumHeader},
 		{"two checksums", [][2]string{{"X-Amz-Checksum-Crc32", crc}, {"X-Amz-Checksum-Crc32c", "Nks/tw=="}}, MultipleChecksums},
 		{"repeated header", [][2]string{{"X-Amz-Checksum-Crc32", crc}, {"X-Amz-Checksum-Crc32", crc}}, MultipleChecksums},
+		{"two, one malformed", [][2]string{{"X-Amz-Checksum-Sha1", "Kq5sNclPz7QV2+lfQIuc6R7oRu0="}, {"X-Amz-Checksum-Crc32c", "!!"}}, MultipleChecksums},
+		{"two empty", [][2]string{{"X-Amz-Checksum-Sha1", ""}, {"X-Amz-Checksum-Crc32c", ""}}, MultipleChecksums},
 		{"sdk algorithm mismatch", [][2]string{{"X-Amz-Checksum-Crc32", crc}, {"X-Amz-Sdk-Checksum-Algorithm", "SHA256"}}, SDKAlgorithmMismatch},
 		{"sdk algorithm alone", [][2]string{{"X-Amz-Sdk-Checksum-Algorithm", "CRC32"}}, SDKAlgorithmWithout},
 	}

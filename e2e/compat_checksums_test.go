@@ -143,18 +143,14 @@ func TestMinioTrailingHeadersMultipart(t *testing.T) {
 		if got := aws.ToString(head.ChecksumCRC32C); got != tc.want || head.ChecksumType != tc.typ {
 			t.Fatalf("head crc32c %q %q, want %q %s", got, head.ChecksumType, tc.want, tc.typ)
 		}
-		// A COMPOSITE object's part reads carry the part's checksum, which
-		// the SDK verifies; a FULL_OBJECT object's parts have none.
+		// Part reads carry the part's checksum, which the SDK verifies.
 		part, err := ac.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("trail"), Key: aws.String(key), PartNumber: aws.Int32(2), ChecksumMode: types.ChecksumModeEnabled})
 		if err != nil {
 			t.Fatal(err)
 		}
 		b, err := io.ReadAll(part.Body)
 		part.Body.Close()
-		wantPart := ""
-		if tc.typ == types.ChecksumTypeComposite {
-			wantPart = checksum.Encode(raw[1])
-		}
+		wantPart := checksum.Encode(raw[1])
 		if err != nil || !bytes.Equal(b, data[partSize:2*partSize]) || aws.ToString(part.ChecksumCRC32C) != wantPart {
 			t.Fatalf("%s part 2: %v, %d bytes, checksum %q want %q", key, err, len(b), aws.ToString(part.ChecksumCRC32C), wantPart)
 		}
@@ -238,9 +234,9 @@ func TestMultipartChecksumTypes(t *testing.T) {
 			if err != nil || !bytes.Equal(b, p) {
 				t.Fatalf("%s part %d: %v", key, i+1, err)
 			}
-			composite := tc.typ == types.ChecksumTypeComposite
-			if (g.ChecksumSHA256 != nil) != composite || g.ChecksumCRC64NVME != nil {
-				t.Fatalf("%s part %d checksums: sha256 %v crc64nvme %v", key, i+1, g.ChecksumSHA256, g.ChecksumCRC64NVME)
+			got := aws.ToString(g.ChecksumSHA256) + aws.ToString(g.ChecksumCRC64NVME)
+			if want := checksum.Algorithm(tc.alg).Sum(p); got != want {
+				t.Fatalf("%s part %d checksum %q, want %q", key, i+1, got, want)
 			}
 		}
 	}
@@ -309,5 +305,44 @@ func TestListedChecksums(t *testing.T) {
 		if len(o.ChecksumAlgorithm) != 1 || o.ChecksumAlgorithm[0] != want[i] || o.ChecksumType != types.ChecksumTypeFullObject {
 			t.Errorf("%s listed with %v %q", aws.ToString(o.Key), o.ChecksumAlgorithm, o.ChecksumType)
 		}
+	}
+}
+
+// TestDefaultMultipartChecksum: an upload that names no algorithm gets
+// S3's default, a FULL_OBJECT CRC64NVME, and its parts show none.
+func TestDefaultMultipartChecksum(t *testing.T) {
+	c := startServer(t)
+	ctx := context.Background()
+	mustMakeBucket(t, c, "dflt")
+	ac := awsClient(t, c, "http://"+c.srv.S3Addr(), nil, true)
+	parts := [][]byte{payload(56, 5<<20), payload(57, 99)}
+	up, err := ac.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String("dflt"), Key: aws.String("k")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var done []types.CompletedPart
+	for i, p := range parts {
+		out, err := ac.UploadPart(ctx, &s3.UploadPartInput{Bucket: aws.String("dflt"), Key: aws.String("k"), UploadId: up.UploadId,
+			PartNumber: aws.Int32(int32(i + 1)), Body: bytes.NewReader(p)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done = append(done, types.CompletedPart{PartNumber: aws.Int32(int32(i + 1)), ETag: out.ETag})
+	}
+	res, err := ac.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: aws.String("dflt"), Key: aws.String("k"),
+		UploadId: up.UploadId, MultipartUpload: &types.CompletedMultipartUpload{Parts: done}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := aws.ToString(res.ChecksumCRC64NVME), checksum.CRC64NVME.Sum(bytes.Join(parts, nil)); got != want || res.ChecksumType != types.ChecksumTypeFullObject {
+		t.Fatalf("default checksum %q %q, want %q", got, res.ChecksumType, want)
+	}
+	g, err := ac.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("dflt"), Key: aws.String("k"), PartNumber: aws.Int32(1), ChecksumMode: types.ChecksumModeEnabled})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Body.Close()
+	if g.ChecksumCRC64NVME != nil || g.ChecksumType != "" {
+		t.Fatalf("a part of a default-checksum object shows %v %q", g.ChecksumCRC64NVME, g.ChecksumType)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"tessera/checksum"
 	"tessera/object"
 )
 
@@ -146,7 +145,7 @@ func (p attributesRequest) parts(info object.ObjectInfo) *objectPartsXML {
 			break
 		}
 		part := attrPartXML{PartNumber: n, Size: size}
-		if info.Checksum.Type == checksum.Composite && i < len(info.PartChecksums) {
+		if !info.Checksum.Default && i < len(info.PartChecksums) {
 			part.checksumsXML = checksumsFrom(map[string]string{info.Checksum.Algorithm.Lower(): info.PartChecksums[i]})
 		}
 		op.Parts = append(op.Parts, part)

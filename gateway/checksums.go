@@ -97,9 +97,10 @@ func setObjectChecksum(h http.Header, c object.ChecksumInfo) {
 
 // readChecksum is the checksum a GET or HEAD answers with (mode ENABLED):
 // the object's for the whole object; none for a byte range, whose bytes
-// it does not describe; for partNumber, the part's own where it has one —
-// a single-part object's, or a COMPOSITE object's part checksum. A
-// FULL_OBJECT multipart object's parts have no checksum to show.
+// it does not describe; for partNumber, the part's own where it has one
+// (a single-part object's, a part of an upload that named an algorithm).
+// An object whose checksum is S3's default shows none for its parts, as
+// S3 does.
 func readChecksum(p getRequest, info object.ObjectInfo) object.ChecksumInfo {
 	c := info.Checksum
 	switch {
@@ -107,7 +108,7 @@ func readChecksum(p getRequest, info object.ObjectInfo) object.ChecksumInfo {
 		return object.ChecksumInfo{}
 	case p.partNumber == 0 || info.Parts <= 1:
 		return c
-	case c.Type == checksum.Composite && p.partNumber <= len(info.PartChecksums):
+	case !c.Default && p.partNumber <= len(info.PartChecksums):
 		if v := info.PartChecksums[p.partNumber-1]; v != "" {
 			return object.ChecksumInfo{Algorithm: c.Algorithm, Type: c.Type, Value: v}
 		}

@@ -32,6 +32,9 @@ type ChecksumSource interface {
 const (
 	checksumHeaderPrefix = meta.ChecksumHeaderPrefix
 	checksumTypeHeader   = meta.ChecksumTypeHeader
+	// checksumDefaultHeader marks ChecksumInfo.Default; it is no
+	// algorithm, so storedChecksum never takes it for the value.
+	checksumDefaultHeader = checksumHeaderPrefix + "Default"
 )
 
 // ChecksumInfo is an object's checksum as S3 reports it.
@@ -39,6 +42,9 @@ type ChecksumInfo struct {
 	Algorithm checksum.Algorithm
 	Type      checksum.Type
 	Value     string // base64; COMPOSITE values end in "-N"
+	// Default marks a multipart object whose upload named no algorithm:
+	// its checksum is S3's default, and S3 shows no part checksums of it.
+	Default bool
 }
 
 // IsZero reports an object stored without a checksum (written before
@@ -58,7 +64,7 @@ func storedChecksum(h map[string]string) ChecksumInfo {
 			if t == "" {
 				t = checksum.FullObject
 			}
-			return ChecksumInfo{Algorithm: alg, Type: t, Value: v}
+			return ChecksumInfo{Algorithm: alg, Type: t, Value: v, Default: h[checksumDefaultHeader] != ""}
 		}
 	}
 	return ChecksumInfo{}
@@ -76,6 +82,9 @@ func withChecksum(h map[string]string, c ChecksumInfo) map[string]string {
 	if !c.IsZero() {
 		out[checksumHeaderPrefix+string(c.Algorithm)] = c.Value
 		out[checksumTypeHeader] = string(c.Type)
+		if c.Default {
+			out[checksumDefaultHeader] = "1"
+		}
 	}
 	return out
 }

@@ -121,7 +121,7 @@ func TestMultipartDefaultChecksum(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := ChecksumInfo{Algorithm: checksum.CRC64NVME, Type: checksum.FullObject, Value: checksum.CRC64NVME.Sum(bytes.Join(parts, nil))}
+	want := ChecksumInfo{Algorithm: checksum.CRC64NVME, Type: checksum.FullObject, Value: checksum.CRC64NVME.Sum(bytes.Join(parts, nil)), Default: true}
 	if info.Checksum != want {
 		t.Fatalf("%+v, want %+v", info.Checksum, want)
 	}

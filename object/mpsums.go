@@ -109,7 +109,9 @@ func completeChecksum(u *meta.Upload, want []CompletePart, chosen []meta.Part, o
 	if alg == "" {
 		// S3's default; a checksum the request states is ignored, as S3
 		// does for an upload created without one.
-		return derivedChecksum(checksum.Default, checksum.FullObject, chosen), nil
+		sum := derivedChecksum(checksum.Default, checksum.FullObject, chosen)
+		sum.Default = !sum.IsZero()
+		return sum, nil
 	}
 	sum := derivedChecksum(alg, typ, chosen)
 	if sum.IsZero() {

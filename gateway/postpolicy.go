@@ -1,15 +1,11 @@
 package gateway
 
 import (
-	"encoding/base64"
-	"encoding/json"
 	"encoding/xml"
-	"errors"
-	"fmt"
 	"io"
 	"mime"
+	mpart "mime/multipart"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -17,9 +13,13 @@ import (
 )
 
 // Browser POST uploads (HTML form, policy document signed with V4 or V2).
-// They carry no Authorization header: authenticate hands them straight to
-// postObject, which verifies the policy signature itself before anything
-// else runs. Only bucket-level POSTs qualify.
+// They carry no Authorization header: authenticate hands every
+// unauthenticated POST on a bucket to postObject, which verifies the
+// policy signature itself before anything else runs.
+//
+// A refused upload is answered only once the rest of its body has been
+// read (up to maxPostDrain): browsers and HTTP clients still sending the
+// file would otherwise see the connection reset instead of S3's error.
 
 // policyVerifier is the optional Authenticator method POST uploads need;
 // *sigv4.Verifier implements it.
@@ -30,16 +30,18 @@ type policyVerifier interface {
 const (
 	maxFormField  = 64 << 10
 	maxFormFields = 1 << 20
+	// maxPostDrain bounds what is read of a refused upload's body before
+	// answering; past it the connection is closed after the answer.
+	maxPostDrain = 64 << 20
 )
 
 // isPostForm reports whether r is a browser POST upload and returns the
-// bucket it targets.
+// bucket it targets: S3 answers an unsigned POST on a bucket that names
+// no sub-resource as a form upload, and one with another Content-Type
+// with 412. Without any Content-Type it is left to the router.
 func (g *gateway) isPostForm(r *http.Request) (string, bool) {
-	if r.Method != http.MethodPost || r.Header.Get("Authorization") != "" || r.URL.RawQuery != "" {
-		return "", false
-	}
-	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || mt != "multipart/form-data" {
+	if r.Method != http.MethodPost || r.Header.Get("Authorization") != "" || r.URL.RawQuery != "" ||
+		r.Header.Get("Content-Type") == "" {
 		return "", false
 	}
 	if b := bucketFromHost(r.Host, g.domains); b != "" {
@@ -53,7 +55,7 @@ func (g *gateway) isPostForm(r *http.Request) (string, bool) {
 }
 
 type postResponse struct {
-	XMLName  xml.Name `xml:"PostResponse"`
+	XMLName  xml.Name `xml:"http://s3.amazonaws.com/doc/2006-03-01/ PostResponse"`
 	Location string   `xml:"Location"`
 	Bucket   string   `xml:"Bucket"`
 	Key      string   `xml:"Key"`
@@ -61,67 +63,123 @@ type postResponse struct {
 }
 
 func (g *gateway) postObject(w http.ResponseWriter, r *http.Request, bucket string) error {
+	body := &postBody{r: r.Body}
+	r.Body = body
+	err := g.postForm(w, r, bucket)
+	if err != nil {
+		drainPost(w, r, body)
+	}
+	return err
+}
+
+func (g *gateway) postForm(w http.ResponseWriter, r *http.Request, bucket string) error {
+	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if mt != "multipart/form-data" {
+		return withFields(apiErr(errPreconditionFailed),
+			errorField{"Condition", "Bucket POST must be of the enclosure-type multipart/form-data"})
+	}
+	if err != nil || params["boundary"] == "" {
+		return apiErr(errMalformedPOSTRequest)
+	}
+	form, err := readForm(mpart.NewReader(r.Body, params["boundary"]))
+	if err != nil {
+		return err
+	}
+	return g.postFile(w, r, bucket, form)
+}
+
+// postForm is a form read up to its file field: the fields before it,
+// by lowercase name, with the names as sent.
+type form struct {
+	fields, names map[string]string
+	filename      string
+	file          *mpart.Part
+}
+
+func readForm(mr *mpart.Reader) (form, error) {
+	f := form{fields: map[string]string{}, names: map[string]string{}}
+	total := 0
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			return f, withFields(apiErrf(errInvalidArgument, "POST requires exactly one file upload per request."),
+				errorField{"ArgumentName", "file"}, errorField{"ArgumentValue", "0"})
+		}
+		if err != nil {
+			return f, apiErr(errMalformedPOSTRequest)
+		}
+		name := part.FormName()
+		if strings.EqualFold(name, "file") {
+			f.filename, f.file = part.FileName(), part
+			return f, nil
+		}
+		v, err := io.ReadAll(io.LimitReader(part, maxFormField+1))
+		total += len(v)
+		if err != nil {
+			return f, apiErr(errMalformedPOSTRequest)
+		}
+		if len(v) > maxFormField || total > maxFormFields {
+			return f, apiErr(errMaxMessageLengthExceeded)
+		}
+		f.fields[strings.ToLower(name)], f.names[strings.ToLower(name)] = string(v), name
+	}
+}
+
+func (g *gateway) postFile(w http.ResponseWriter, r *http.Request, bucket string, f form) error {
+	key, err := postKey(f)
+	if err != nil {
+		return err
+	}
 	pv, ok := g.auth.(policyVerifier)
 	if !ok {
 		return apiErrf(errNotImplemented, "POST uploads are not supported by this authenticator.")
 	}
-	mr, err := r.MultipartReader()
-	if err != nil {
-		return apiErrf(errMalformedPOSTRequest, "The body of your POST request is not well-formed multipart/form-data.")
+	if _, err := pv.VerifyPolicy(f.fields); err != nil {
+		return postAuthErr(err)
 	}
-	fields, names := map[string]string{}, map[string]string{}
-	total := 0
-	for {
-		part, err := mr.NextPart()
-		if err != nil {
-			return apiErrf(errMalformedPOSTRequest, "The POST form has no file field.")
-		}
-		name := part.FormName()
-		if strings.EqualFold(name, "file") {
-			return g.postFile(w, r, bucket, pv, fields, names, part.FileName(), part)
-		}
-		v, err := io.ReadAll(io.LimitReader(part, maxFormField+1))
-		total += len(v)
-		if err != nil || len(v) > maxFormField || total > maxFormFields {
-			return apiErr(errMaxMessageLengthExceeded)
-		}
-		fields[strings.ToLower(name)], names[strings.ToLower(name)] = string(v), name
-	}
-}
-
-func (g *gateway) postFile(w http.ResponseWriter, r *http.Request, bucket string, pv policyVerifier,
-	fields, names map[string]string, filename string, file io.Reader) error {
-	if _, err := pv.VerifyPolicy(fields); err != nil {
-		return err
-	}
-	key := strings.ReplaceAll(fields["key"], "${filename}", filename)
-	if err := checkKey(key); err != nil {
-		return err
-	}
-	pol, err := parsePolicy(fields["policy"], time.Now())
+	pol, err := parsePolicy(f.fields["policy"], time.Now())
 	if err != nil {
 		return err
 	}
-	if err := pol.check(fields, bucket, key); err != nil {
+	if err := pol.check(f.fields, bucket, key); err != nil {
 		return err
 	}
-	opts, err := postPutOptions(fields, names)
+	opts, err := postPutOptions(f.fields, f.names)
 	if err != nil {
 		return err
 	}
-	body, err := newFormChecksum(&rangeReader{r: file, min: pol.minSize, max: pol.maxSize}, fields)
+	if err := refuseFormChecksums(f.fields); err != nil {
+		return err
+	}
+	file := &rangeReader{r: f.file, min: pol.minSize, max: pol.maxSize}
+	body, err := newFormChecksum(file, f.fields)
 	if err != nil {
 		return err
 	}
 	info, err := g.be.PutObject(r.Context(), bucket, key, body, -1, opts)
 	if err != nil {
-		return err
+		return file.explain(err)
 	}
+	return writePostResult(w, r, bucket, key, info, f.fields["success_action_status"])
+}
+
+// postKey is the form's key, ${filename} replaced by the file's name.
+func postKey(f form) (string, error) {
+	key := f.fields["key"]
+	if key == "" {
+		return "", withFields(apiErrf(errInvalidArgument, "Bucket POST must contain a field named 'key'.  If it is specified, please check the order of the fields."),
+			errorField{"ArgumentName", "key"}, errorField{"ArgumentValue", ""})
+	}
+	key = strings.ReplaceAll(key, "${filename}", f.filename)
+	return key, checkKey(key)
+}
+
+func writePostResult(w http.ResponseWriter, r *http.Request, bucket, key string, info object.ObjectInfo, status string) error {
 	loc := objectLocation(r, bucket, key)
 	w.Header().Set("ETag", quoteETag(info.ETag))
 	setObjectChecksum(w.Header(), info.Checksum)
 	w.Header().Set("Location", loc)
-	switch fields["success_action_status"] {
+	switch status {
 	case "200":
 		w.WriteHeader(http.StatusOK)
 		return nil
@@ -133,13 +191,14 @@ func (g *gateway) postFile(w http.ResponseWriter, r *http.Request, bucket string
 }
 
 // postPutOptions takes the stored metadata from the form fields, which
-// stand in for the headers of a PUT.
+// stand in for the headers of a PUT; a field naming a feature a PUT
+// refuses is refused alike.
 func postPutOptions(fields, names map[string]string) (object.PutOptions, error) {
 	h := http.Header{}
 	for lk, v := range fields {
 		if lk == "content-type" || strings.HasPrefix(lk, metaPrefix) || lk == "x-amz-storage-class" ||
 			lk == "cache-control" || lk == "content-disposition" || lk == "content-encoding" || lk == "expires" ||
-			lk == "content-language" || lk == "tagging" {
+			lk == "content-language" || lk == "tagging" || refusedField(lk) {
 			h.Set(names[lk], v)
 		}
 	}
@@ -158,141 +217,39 @@ func postPutOptions(fields, names map[string]string) (object.PutOptions, error) 
 	return parsePutOptions(h)
 }
 
-// postPolicy is a decoded, unexpired policy document.
-type postPolicy struct {
-	conds            []policyCond
-	minSize, maxSize int64
+func refusedField(name string) bool {
+	for _, h := range refusedHeaders {
+		if strings.EqualFold(h, name) {
+			return true
+		}
+	}
+	return false
 }
 
-type policyCond struct {
-	op, field, value string
+// postBody is a form upload's body; it notes whether reading started.
+type postBody struct {
+	r       io.ReadCloser
+	started bool
 }
 
-func parsePolicy(b64 string, now time.Time) (postPolicy, error) {
-	raw, err := base64.StdEncoding.DecodeString(b64)
-	if err != nil {
-		return postPolicy{}, apiErrf(errInvalidPolicyDocument, "The policy is not valid base64.")
-	}
-	var doc struct {
-		Expiration string `json:"expiration"`
-		Conditions []any  `json:"conditions"`
-	}
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		return postPolicy{}, apiErrf(errInvalidPolicyDocument, "The policy is not valid JSON.")
-	}
-	exp, err := time.Parse(time.RFC3339, doc.Expiration)
-	if err != nil {
-		return postPolicy{}, apiErrf(errInvalidPolicyDocument, "Invalid Policy: Invalid 'expiration' value.")
-	}
-	if now.After(exp) {
-		return postPolicy{}, apiErrf(errAccessDenied, "Invalid according to Policy: Policy expired.")
-	}
-	p := postPolicy{minSize: 0, maxSize: object.MaxPutSize}
-	for _, c := range doc.Conditions {
-		if err := p.add(c); err != nil {
-			return postPolicy{}, err
-		}
-	}
-	return p, nil
+func (b *postBody) Read(p []byte) (int, error) {
+	b.started = true
+	return b.r.Read(p)
 }
 
-func (p *postPolicy) add(c any) error {
-	bad := apiErrf(errInvalidPolicyDocument, "Invalid Policy: Invalid condition %v.", c)
-	switch c := c.(type) {
-	case map[string]any:
-		for k, v := range c {
-			s, ok := v.(string)
-			if !ok {
-				return bad
-			}
-			p.conds = append(p.conds, policyCond{op: "eq", field: strings.ToLower(strings.TrimPrefix(k, "$")), value: s})
-		}
-		return nil
-	case []any:
-		if len(c) != 3 {
-			return bad
-		}
-		op, _ := c[0].(string)
-		op = strings.ToLower(op)
-		if op == "content-length-range" {
-			lo, ok1 := c[1].(float64)
-			hi, ok2 := c[2].(float64)
-			if !ok1 || !ok2 || lo < 0 || hi < lo {
-				return bad
-			}
-			p.minSize, p.maxSize = int64(lo), int64(hi)
-			return nil
-		}
-		field, ok1 := c[1].(string)
-		value, ok2 := c[2].(string)
-		if (op != "eq" && op != "starts-with") || !ok1 || !ok2 || !strings.HasPrefix(field, "$") {
-			return bad
-		}
-		p.conds = append(p.conds, policyCond{op: op, field: strings.ToLower(field[1:]), value: value})
-		return nil
-	}
-	return bad
-}
+func (b *postBody) Close() error { return b.r.Close() }
 
-// exemptFields need no policy condition.
-func exemptField(name string) bool {
-	switch name {
-	case "policy", "x-amz-signature", "signature", "awsaccesskeyid", "file":
-		return true
+// drainPost reads what is left of a refused upload's body, so that the
+// client, which may still be sending it, reads the answer instead of a
+// reset connection. A client waiting on Expect: 100-continue has sent
+// nothing yet and need not send it. Past maxPostDrain the connection is
+// closed after the answer.
+func drainPost(w http.ResponseWriter, r *http.Request, body *postBody) {
+	if !body.started && strings.EqualFold(r.Header.Get("Expect"), "100-continue") {
+		return
 	}
-	return strings.HasPrefix(name, "x-ignore-")
-}
-
-// check matches the form against every condition and requires every
-// field to be covered by one, as S3 does.
-func (p postPolicy) check(fields map[string]string, bucket, key string) error {
-	covered := map[string]bool{}
-	for _, c := range p.conds {
-		covered[c.field] = true
-		var got string
-		switch c.field {
-		case "bucket":
-			got = bucket
-		case "key":
-			got = key
-		default:
-			got = fields[c.field]
-		}
-		ok := got == c.value
-		if c.op == "starts-with" {
-			ok = strings.HasPrefix(got, c.value)
-		}
-		if !ok {
-			return apiErrf(errAccessDenied, "Invalid according to Policy: Policy Condition failed: [%q, \"$%s\", %q]", c.op, c.field, c.value)
-		}
+	n, _ := io.CopyN(io.Discard, body, maxPostDrain+1)
+	if n > maxPostDrain {
+		w.Header().Set("Connection", "close")
 	}
-	for name := range fields {
-		if !exemptField(name) && !covered[name] {
-			return apiErrf(errAccessDenied, "Invalid according to Policy: Extra input fields: %s", name)
-		}
-	}
-	return nil
-}
-
-// rangeReader enforces content-length-range while the file streams: too
-// many bytes fail at once, too few at the end, before the layer commits.
-type rangeReader struct {
-	r        io.Reader
-	n        int64
-	min, max int64
-}
-
-var errPostTooSmall = errors.New("POST file smaller than the policy allows")
-
-func (b *rangeReader) Read(p []byte) (int, error) {
-	n, err := b.r.Read(p)
-	b.n += int64(n)
-	if b.n > b.max {
-		return n, apiErrf(errEntityTooLarge, "Your proposed upload exceeds the maximum allowed size (%d bytes).", b.max)
-	}
-	if err == io.EOF && b.n < b.min {
-		return n, fmt.Errorf("%w: %s", apiErrf(errEntityTooSmall, "Your proposed upload is smaller than the minimum allowed size (%s bytes).",
-			strconv.FormatInt(b.min, 10)), errPostTooSmall)
-	}
-	return n, err
 }

@@ -220,21 +220,37 @@ func FuzzVerifyV2(f *testing.F) {
 	})
 }
 
+// FuzzVerifyPolicy feeds arbitrary V4 and V2 forms: a form verifies only
+// with the signature of its policy, and every refusal is a *PolicyError.
 func FuzzVerifyPolicy(f *testing.F) {
-	f.Add("cG9saWN5", "AWS4-HMAC-SHA256", "AK/20260101/us-east-1/s3/aws4_request", "00")
-	f.Add("cG9saWN5", "", "", "")
-	v := &Verifier{Lookup: func(string) (string, bool) { return "secret", true }}
-	f.Fuzz(func(t *testing.T, policy, alg, cred, sig string) {
-		fields := map[string]string{"policy": policy, "x-amz-algorithm": alg, "x-amz-credential": cred,
-			"x-amz-signature": sig, "awsaccesskeyid": cred, "signature": sig}
-		if _, err := v.VerifyPolicy(fields); err == nil && sig != SignV2("secret", policy) {
-			want := ""
+	f.Add("cG9saWN5", "AWS4-HMAC-SHA256", "AK/20260101/us-east-1/s3/aws4_request", "20260101T000000Z", "00", true)
+	f.Add("cG9saWN5", "", "", "", "", false)
+	now := time.Date(2026, 1, 1, 0, 30, 0, 0, time.UTC)
+	v := &Verifier{Lookup: func(string) (string, bool) { return "secret", true }, Now: func() time.Time { return now }}
+	f.Fuzz(func(t *testing.T, policy, alg, cred, date, sig string, v4 bool) {
+		fields := map[string]string{"policy": policy, "awsaccesskeyid": cred, "signature": sig}
+		if v4 {
+			fields = map[string]string{"policy": policy, "x-amz-algorithm": alg, "x-amz-credential": cred,
+				"x-amz-date": date, "x-amz-signature": sig}
+		}
+		_, err := v.VerifyPolicy(fields)
+		var pe *PolicyError
+		if err != nil && !errors.As(err, &pe) {
+			t.Fatalf("refusal %v is not a *PolicyError", err)
+		}
+		if err != nil {
+			return
+		}
+		want := SignV2("secret", policy)
+		if v4 {
+			want = ""
 			if c, err := parseCredential(cred); err == nil {
 				want = hexHMAC(c, policy)
 			}
-			if sig != want {
-				t.Fatalf("policy %q verified with signature %q", policy, sig)
-			}
+			sig = strings.ToLower(sig)
+		}
+		if sig != want {
+			t.Fatalf("policy %q verified with signature %q", policy, sig)
 		}
 	})
 }

@@ -93,16 +93,17 @@ for scheme in $SCHEMES; do
 		case $suite in
 		awscli-v1) AWS="$(command -v aws)" timeout 900 bash "$CLIENTS/awscli.sh" ;;
 		awscli-v2) AWS=/usr/bin/aws timeout 900 bash "$CLIENTS/awscli.sh" ;;
-		boto3-pip) timeout 600 python3 "$CLIENTS/boto3_suite.py" ;;
-		boto3-deb) timeout 600 /usr/bin/python3 "$CLIENTS/boto3_suite.py" ;;
+		boto3-pip) timeout 900 python3 "$CLIENTS/boto3_suite.py" ;;
+		boto3-deb) timeout 900 /usr/bin/python3 "$CLIENTS/boto3_suite.py" ;;
 		rclone) timeout 600 bash "$CLIENTS/rclone.sh" ;;
 		s3cmd) timeout 600 bash "$CLIENTS/s3cmd.sh" ;;
 		*) echo "unknown suite $suite"; false ;;
 		esac
 		rc=$?
 		set -e
-		if [ $rc -eq 0 ]; then RESULT["$suite/$scheme"]="PASS ($(( $(date +%s) - t0 ))s)"; else
-			RESULT["$suite/$scheme"]="FAIL rc=$rc"; failed=1; fi
+		took="$(( $(date +%s) - t0 ))s"
+		if [ $rc -eq 0 ]; then RESULT["$suite/$scheme"]="PASS ($took)"; else
+			RESULT["$suite/$scheme"]="FAIL rc=$rc ($took)"; failed=1; fi
 		echo "== $suite over $scheme: ${RESULT[$suite/$scheme]}"
 	done
 	stop_server

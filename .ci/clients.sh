@@ -6,7 +6,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CLIENTS="$ROOT/e2e/clients"
-SUITES=${SUITES:-"awscli-v1 awscli-v2 boto3-pip boto3-deb rclone s3cmd"}
+SUITES=${SUITES:-"awscli-v1 awscli-v2 boto3-pip boto3-deb rclone s3cmd s3cmd-us-east-1"}
 SCHEMES=${SCHEMES:-"http https"}
 
 install_packages() {
@@ -97,6 +97,7 @@ for scheme in $SCHEMES; do
 		boto3-deb) timeout 900 /usr/bin/python3 "$CLIENTS/boto3_suite.py" ;;
 		rclone) timeout 600 bash "$CLIENTS/rclone.sh" ;;
 		s3cmd) timeout 600 bash "$CLIENTS/s3cmd.sh" ;;
+		s3cmd-us-east-1) S3CMD_LOCATION=us-east-1 timeout 600 bash "$CLIENTS/s3cmd.sh" ;;
 		*) echo "unknown suite $suite"; false ;;
 		esac
 		rc=$?

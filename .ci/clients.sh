@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Runs the real S3 clients (aws-cli v1 and v2, boto3 of two generations,
-# rclone, s3cmd, mc) against a real `tessera server`, over http and https.
-# Installs the Debian packages it needs and builds mc from its Go module
-# into a cache outside the repository. Exits non-zero on any failure.
+# rclone, s3cmd, mc, restic) against a real `tessera server`, over http and
+# https. Installs the Debian packages it needs and builds mc from its Go
+# module into a cache outside the repository. Exits non-zero on any failure.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CLIENTS="$ROOT/e2e/clients"
-SUITES=${SUITES:-"awscli-v1 awscli-v2 boto3-pip boto3-deb rclone s3cmd s3cmd-us-east-1 mc"}
+SUITES=${SUITES:-"awscli-v1 awscli-v2 boto3-pip boto3-deb rclone s3cmd s3cmd-us-east-1 mc restic"}
 SCHEMES=${SCHEMES:-"http https"}
 
 install_packages() {
@@ -15,6 +15,7 @@ install_packages() {
 	[ -x /usr/bin/aws ] || missing+=(awscli)
 	command -v rclone >/dev/null || missing+=(rclone)
 	command -v s3cmd >/dev/null || missing+=(s3cmd)
+	command -v restic >/dev/null || missing+=(restic)
 	/usr/bin/python3 -c 'import boto3' 2>/dev/null || missing+=(python3-boto3)
 	command -v openssl >/dev/null || missing+=(openssl)
 	command -v curl >/dev/null || missing+=(curl)
@@ -112,6 +113,7 @@ for scheme in $SCHEMES; do
 		s3cmd) timeout 600 bash "$CLIENTS/s3cmd.sh" ;;
 		s3cmd-us-east-1) S3CMD_LOCATION=us-east-1 timeout 600 bash "$CLIENTS/s3cmd.sh" ;;
 		mc) timeout 600 bash "$CLIENTS/mc.sh" ;;
+		restic) timeout 600 bash "$CLIENTS/restic.sh" ;;
 		*) echo "unknown suite $suite"; false ;;
 		esac
 		rc=$?

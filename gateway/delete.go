@@ -113,7 +113,7 @@ func renderDeleteResult(log *zerolog.Logger, req deleteRequestXML, errs []error)
 	var res deleteResult
 	for i, o := range req.Objects {
 		if err := errs[i]; err != nil {
-			a, msg := classify(err)
+			a, msg, _ := classify(err)
 			if a.Status >= http.StatusInternalServerError {
 				log.Error().Err(err).Str("key", o.Key).Msg("delete failed")
 			}

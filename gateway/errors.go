@@ -141,10 +141,33 @@ var errorTable = map[errCode]apiError{
 }
 
 // s3Error is an error the handlers raise with a fixed table entry; msg,
-// when set, replaces the table's description.
+// when set, replaces the table's description, and extra elements follow
+// <Message> in the body (S3's <ArgumentName>, <Region>, ...).
 type s3Error struct {
-	code errCode
-	msg  string
+	code  errCode
+	msg   string
+	extra []errElement
+}
+
+// errElement is one extra element of an S3 error body.
+type errElement struct {
+	XMLName xml.Name
+	Value   string `xml:",chardata"`
+}
+
+// withElements returns err with extra body elements, given as name/value
+// pairs; err must be an *s3Error from apiErr or apiErrf.
+func withElements(err error, nameValues ...string) error {
+	se, ok := err.(*s3Error)
+	if !ok {
+		return err
+	}
+	out := *se
+	out.extra = append([]errElement(nil), se.extra...)
+	for i := 0; i+1 < len(nameValues); i += 2 {
+		out.extra = append(out.extra, errElement{XMLName: xml.Name{Local: nameValues[i]}, Value: nameValues[i+1]})
+	}
+	return &out
 }
 
 func (e *s3Error) Error() string {
@@ -210,44 +233,46 @@ var sentinels = []struct {
 	{context.DeadlineExceeded, errServiceUnavailable},
 }
 
-// classify maps any error to a table entry and the message to send.
-func classify(err error) (apiError, string) {
+// classify maps any error to a table entry, the message to send and the
+// extra body elements.
+func classify(err error) (apiError, string, []errElement) {
 	var se *s3Error
 	if errors.As(err, &se) {
 		a := errorTable[se.code]
 		if se.msg != "" {
-			return a, se.msg
+			return a, se.msg, se.extra
 		}
-		return a, a.Description
+		return a, a.Description, se.extra
 	}
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
 		a := errorTable[errMaxMessageLengthExceeded]
-		return a, a.Description
+		return a, a.Description, nil
 	}
 	for _, s := range sentinels {
 		if errors.Is(err, s.err) {
 			a := errorTable[s.code]
-			return a, a.Description
+			return a, a.Description, nil
 		}
 	}
 	a := errorTable[errInternal]
-	return a, a.Description
+	return a, a.Description, nil
 }
 
 // errorResponse is S3's error body; it carries no namespace.
 type errorResponse struct {
-	XMLName   xml.Name `xml:"Error"`
-	Code      string   `xml:"Code"`
-	Message   string   `xml:"Message"`
-	Resource  string   `xml:"Resource"`
-	RequestID string   `xml:"RequestId"`
+	XMLName   xml.Name     `xml:"Error"`
+	Code      string       `xml:"Code"`
+	Message   string       `xml:"Message"`
+	Extra     []errElement `xml:",any"`
+	Resource  string       `xml:"Resource"`
+	RequestID string       `xml:"RequestId"`
 }
 
 // writeError renders err as an S3 error response. HEAD responses and 304
 // carry no body. Server-side failures are logged with the request id.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
-	a, msg := classify(err)
+	a, msg, extra := classify(err)
 	log := hlog.FromRequest(r)
 	if a.Status >= 500 {
 		log.Error().Err(err).Str("code", a.Code).Msg("request failed")
@@ -264,7 +289,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		reqID = id.String()
 	}
 	// Marshal cannot fail on a struct of strings (invalid UTF-8 becomes U+FFFD).
-	body, _ := xml.Marshal(errorResponse{Code: a.Code, Message: msg, Resource: r.URL.Path, RequestID: reqID})
+	body, _ := xml.Marshal(errorResponse{Code: a.Code, Message: msg, Extra: extra, Resource: r.URL.Path, RequestID: reqID})
 	body = append([]byte(xml.Header), body...)
 	h := w.Header()
 	h.Set("Content-Type", "application/xml")

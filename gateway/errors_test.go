@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -173,5 +174,21 @@ func TestExactReader(t *testing.T) {
 		if _, again := er.Read(buf); !errors.Is(again, c.want) {
 			t.Errorf("%s: second read %v, want %v", c.name, again, c.want)
 		}
+	}
+}
+
+func TestErrorExtraElements(t *testing.T) {
+	err := withElements(apiErrf(errAuthorizationHeaderMalformed, "the region 'eu-west-1' is wrong; expecting 'us-east-1'"), "Region", "us-east-1")
+	r := httptest.NewRequest(http.MethodGet, "/b/k", nil)
+	w := httptest.NewRecorder()
+	writeError(w, r, err)
+	body := w.Body.String()
+	for _, want := range []string{"<Code>AuthorizationHeaderMalformed</Code>", "<Region>us-east-1</Region>", "expecting &#39;us-east-1&#39;"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("body %s lacks %s", body, want)
+		}
+	}
+	if strings.Index(body, "<Region>") < strings.Index(body, "<Message>") {
+		t.Errorf("extra element before <Message>: %s", body)
 	}
 }

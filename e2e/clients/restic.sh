@@ -9,10 +9,9 @@ set -uo pipefail
 
 T=$(mktemp -d "$WORK/restic.XXXX")
 B="restic-$SCHEME-$RANDOM"
-export RESTIC_REPOSITORY="s3:$ENDPOINT/$B"
 export RESTIC_PASSWORD="restic suite password"
 export RESTIC_CACHE_DIR="$T/cache"
-R=(restic)
+R=(restic -r "s3:$ENDPOINT/$B")
 [ "$SCHEME" = https ] && R+=(--cacert "$CERT")
 export R_CMD="${R[*]}"
 echo "$(restic version)"

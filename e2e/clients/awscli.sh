@@ -38,9 +38,10 @@ for mib in 20 200; do
 	check "s3 cp up ${mib}MiB, multipart (default)" aws s3 cp --only-show-errors "$T/big" "s3://$B/big/$mib-multi.bin"
 	check "${mib}MiB multipart ETag has $parts parts" etag_parts "big/$mib-multi.bin" "$parts"
 	for how in one multi; do
+		what=$([ $how = one ] && echo "one-PUT" || echo "multipart")
 		rm -f "$T/big.down"
-		check "s3 cp down ${mib}MiB written by $how, default (ranged GETs)" aws s3 cp --only-show-errors "s3://$B/big/$mib-$how.bin" "$T/big.down"
-		check "${mib}MiB ($how) round trip identical" same "$T/big" "$T/big.down"
+		check "s3 cp down ${mib}MiB $what object, default (ranged GETs)" aws s3 cp --only-show-errors "s3://$B/big/$mib-$how.bin" "$T/big.down"
+		check "${mib}MiB $what round trip identical" same "$T/big" "$T/big.down"
 	done
 	check "s3 rm ${mib}MiB objects" aws s3 rm --only-show-errors --recursive "s3://$B/big/"
 done

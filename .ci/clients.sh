@@ -126,6 +126,16 @@ for scheme in $SCHEMES; do
 	stop_server
 	if [ $failed -ne 0 ]; then tail -50 "$WORK/server-$scheme.log" || true; fi
 done
+# Signature V2 and region-redirect suites (s3cmd --signature-v2, s3cmd with
+# bucket_location = US, boto3 with signature_version "s3"): Go tests that
+# start their own server; run here, where the packages are installed.
+echo "== signature suites (e2e/sigv2_clients_test.go)"
+if (cd "$ROOT" && go test -count=1 -v -run 'TestS3cmdSignatureV2|TestS3cmdRegionRedirect|TestBoto3SignatureV2' ./e2e/ | grep -E '^(---|ok|FAIL|PASS)|SKIP'); then
+	RESULT[signatures]=PASS
+else
+	RESULT[signatures]=FAIL
+	failed=1
+fi
 echo "== summary ($(( $(date +%s) - start ))s)"
 for k in "${!RESULT[@]}"; do echo "$k: ${RESULT[$k]}"; done | sort
 exit $failed

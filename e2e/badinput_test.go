@@ -46,6 +46,7 @@ type rawReq struct {
 	ak, sk       string // override credentials
 	anonymous    bool
 	clockSkew    time.Duration       // the client's clock is this far off when it signs
+	chunked      bool                // no Content-Length: Transfer-Encoding: chunked
 	tamper       func(*http.Request) // after signing
 }
 
@@ -57,6 +58,11 @@ func (rc *rawClient) do(r rawReq) (int, []byte, http.Header) {
 	}
 	for k, v := range r.headers {
 		req.Header.Set(k, v)
+	}
+	if r.chunked {
+		req.ContentLength = -1
+		req.Body = io.NopCloser(struct{ io.Reader }{bytes.NewReader(r.body)})
+		req.GetBody = nil
 	}
 	if !r.anonymous {
 		ak, sk := rc.ak, rc.sk

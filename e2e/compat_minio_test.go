@@ -103,12 +103,15 @@ func compatMinio(t *testing.T, mc *minio.Client, c *cluster, pool *x509.CertPool
 func compatMinioPost(t *testing.T, mc *minio.Client, c *cluster, pool *x509.CertPool) {
 	ctx := context.Background()
 	hc := &http.Client{Transport: loopbackTransport(t, c.srv.S3Addr(), pool)}
-	post := func(key, content string) int {
+	post := func(key, content string, sum ...minio.Checksum) int {
 		p := minio.NewPostPolicy()
 		_ = p.SetBucket("mcompat")
 		_ = p.SetKey(key)
 		_ = p.SetExpires(time.Now().Add(5 * time.Minute))
 		_ = p.SetContentLengthRange(1, 16)
+		for _, c := range sum {
+			_ = p.SetChecksum(c)
+		}
 		u, form, err := mc.PresignedPostPolicy(ctx, p)
 		if err != nil {
 			t.Fatalf("presigned post: %v", err)
@@ -147,6 +150,21 @@ func compatMinioPost(t *testing.T, mc *minio.Client, c *cluster, pool *x509.Cert
 	obj.Close()
 	if string(got) != "form upload" {
 		t.Fatalf("POSTed object holds %q", got)
+	}
+	// A checksum the form supplies is checked and stored like a PUT's.
+	good := minio.ChecksumCRC32C.ChecksumBytes([]byte("summed upload"))
+	if st := post("summed", "summed upload", good); st != http.StatusNoContent {
+		t.Fatalf("POST with its checksum: status %d", st)
+	}
+	st, err := mc.StatObject(ctx, "mcompat", "summed", minio.StatObjectOptions{Checksum: true})
+	if err != nil || st.ChecksumCRC32C != good.Encoded() {
+		t.Fatalf("POSTed checksum %q, want %q (%v)", st.ChecksumCRC32C, good.Encoded(), err)
+	}
+	if code := post("missummed", "other content", good); code != http.StatusBadRequest {
+		t.Fatalf("POST with a wrong checksum: status %d", code)
+	}
+	if _, err := mc.StatObject(ctx, "mcompat", "missummed", minio.StatObjectOptions{}); err == nil {
+		t.Fatal("a POST with a wrong checksum stored the object")
 	}
 }
 

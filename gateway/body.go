@@ -7,23 +7,36 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strings"
 )
 
 // errBodyTooLong: the (decoded) body has more bytes than it declared.
 var errBodyTooLong = apiErrf(errInvalidRequest, "The request body is longer than its declared length.")
 
 // bodySize returns the payload length of an object or part upload: the
-// decoded length for aws-chunked bodies, else Content-Length. An unknown
-// length (plain Transfer-Encoding: chunked) is refused as S3 does.
+// decoded length for aws-chunked bodies, else Content-Length, or -1 for a
+// plain Transfer-Encoding: chunked body, whose length only its end tells
+// (the object layer bounds it). S3 itself answers those 501; Ceph and
+// MinIO take them, and streaming clients that cannot know the length
+// need them. An aws-chunked body must declare its decoded length.
 func bodySize(r *http.Request, limit int64) (int64, error) {
 	size := authResult(r).Size
-	if size < 0 {
+	if size < 0 && strings.HasPrefix(r.Header.Get("X-Amz-Content-Sha256"), "STREAMING-") {
 		return 0, apiErr(errMissingContentLength)
 	}
 	if size > limit {
 		return 0, apiErr(errEntityTooLarge)
 	}
-	return size, nil
+	return max(size, -1), nil
+}
+
+// sizedBody is r checked against its declared size (newExactReader), or
+// r itself when the size is unknown.
+func sizedBody(r io.Reader, size int64) io.Reader {
+	if size < 0 {
+		return r
+	}
+	return newExactReader(r, size)
 }
 
 // exactReader yields exactly n bytes of r and reports io.EOF only after r
@@ -88,9 +101,13 @@ func (e *exactReader) finish() error {
 
 // contentMD5 decodes a Content-MD5 header; absent is nil.
 func contentMD5(h http.Header) ([]byte, error) {
-	v := h.Get("Content-Md5")
-	if v == "" {
+	vs, sent := h["Content-Md5"]
+	if !sent {
 		return nil, nil
+	}
+	v := ""
+	if len(vs) == 1 {
+		v = vs[0]
 	}
 	sum, err := base64.StdEncoding.DecodeString(v)
 	if err != nil || len(sum) != md5.Size {

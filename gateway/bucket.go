@@ -5,6 +5,8 @@ import (
 	"encoding/xml"
 	"net/http"
 	"strings"
+
+	"tessera/object"
 )
 
 // createBucketConfiguration is CreateBucket's optional body.
@@ -31,18 +33,45 @@ func parseCreateBucketConfig(body []byte, region string) error {
 }
 
 func (g *gateway) listBuckets(w http.ResponseWriter, r *http.Request) error {
+	p, err := parseBucketList(r.URL.Query())
+	if err != nil {
+		return err
+	}
 	buckets, err := g.be.ListBuckets(r.Context())
 	if err != nil {
 		return err
 	}
-	prefix := r.URL.Query().Get("prefix")
-	res := listAllMyBucketsResult{Owner: owner, Buckets: []bucketXML{}}
-	for _, b := range buckets {
-		if strings.HasPrefix(b.Name, prefix) {
-			res.Buckets = append(res.Buckets, bucketXML{Name: b.Name, CreationDate: xmlTime(b.Created)})
-		}
+	res := listAllMyBucketsResult{Owner: requestOwner(r)}
+	if p.hasPrefix {
+		res.Prefix = &p.prefix
+	}
+	page, more := pageBuckets(buckets, p, g.region)
+	for _, b := range page {
+		res.Buckets = append(res.Buckets, bucketXML{Name: b.Name, CreationDate: xmlTime(b.Created), BucketRegion: g.region})
+	}
+	if more {
+		res.ContinuationToken = encodeToken(tokenBuckets, "", page[len(page)-1].Name)
 	}
 	return writeXML(w, http.StatusOK, res)
+}
+
+// pageBuckets selects one page of the name-ordered bucket list and reports
+// whether more follow. Every bucket is in region, the gateway's own.
+func pageBuckets(buckets []object.BucketInfo, p bucketListRequest, region string) ([]object.BucketInfo, bool) {
+	if p.region != "" && p.region != region {
+		return nil, false
+	}
+	var page []object.BucketInfo
+	for _, b := range buckets {
+		if b.Name <= p.after || !strings.HasPrefix(b.Name, p.prefix) {
+			continue
+		}
+		if p.max > 0 && len(page) == p.max {
+			return page, true
+		}
+		page = append(page, b)
+	}
+	return page, false
 }
 
 func (g *gateway) createBucket(w http.ResponseWriter, r *http.Request) error {

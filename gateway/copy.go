@@ -59,6 +59,9 @@ func parseCopy(r *http.Request) (copyRequest, error) {
 	if p.opts.Put, err = parsePutOptions(r.Header); err != nil {
 		return p, err
 	}
+	if p.opts.ChecksumAlgorithm, err = parseChecksumAlgorithm(r.Header); err != nil {
+		return p, err
+	}
 	if !p.opts.Replace {
 		// COPY keeps the source's metadata; only a storage class change
 		// is taken from the request.
@@ -84,7 +87,8 @@ func (g *gateway) copyObject(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeXML(w, http.StatusOK, copyObjectResult{LastModified: xmlTime(info.ModTime), ETag: quoteETag(info.ETag)})
+	return writeXML(w, http.StatusOK, copyObjectResult{LastModified: xmlTime(info.ModTime), ETag: quoteETag(info.ETag),
+		objectChecksumXML: objectChecksumOf(info.Checksum)})
 }
 
 // checkCopySource evaluates x-amz-copy-source-if-* against the source.

@@ -27,6 +27,7 @@ const (
 	errSignatureDoesNotMatch
 	errRequestTimeTooSkewed
 	errAuthorizationHeaderMalformed
+	errAuthorizationQueryParametersError
 	errNotImplemented
 	errContentSHA256Mismatch
 	errIncompleteBody
@@ -85,59 +86,60 @@ type apiError struct {
 // errorTable is the single place S3 error codes, statuses and default
 // messages live.
 var errorTable = map[errCode]apiError{
-	errInternal:                     {"InternalError", http.StatusInternalServerError, "We encountered an internal error. Please try again."},
-	errAccessDenied:                 {"AccessDenied", http.StatusForbidden, "Access Denied."},
-	errExpiredRequest:               {"AccessDenied", http.StatusForbidden, "Request has expired."},
-	errInvalidAccessKeyID:           {"InvalidAccessKeyId", http.StatusForbidden, "The AWS access key ID you provided does not exist in our records."},
-	errSignatureDoesNotMatch:        {"SignatureDoesNotMatch", http.StatusForbidden, "The request signature we calculated does not match the signature you provided. Check your key and signing method."},
-	errRequestTimeTooSkewed:         {"RequestTimeTooSkewed", http.StatusForbidden, "The difference between the request time and the server's time is too large."},
-	errAuthorizationHeaderMalformed: {"AuthorizationHeaderMalformed", http.StatusBadRequest, "The authorization header or query parameters are malformed."},
-	errNotImplemented:               {"NotImplemented", http.StatusNotImplemented, "A header or query you provided implies functionality that is not implemented."},
-	errContentSHA256Mismatch:        {"XAmzContentSHA256Mismatch", http.StatusBadRequest, "The provided 'x-amz-content-sha256' header does not match what was computed."},
-	errIncompleteBody:               {"IncompleteBody", http.StatusBadRequest, "You did not provide the number of bytes specified by the Content-Length HTTP header."},
-	errBadDigest:                    {"BadDigest", http.StatusBadRequest, "The Content-MD5 or checksum you specified did not match what we received."},
-	errInvalidDigest:                {"InvalidDigest", http.StatusBadRequest, "The Content-MD5 you specified is not valid."},
-	errInvalidChecksum:              {"InvalidRequest", http.StatusBadRequest, "The checksum header or trailer is invalid."},
-	errInvalidRequest:               {"InvalidRequest", http.StatusBadRequest, "Invalid request."},
-	errInvalidArgument:              {"InvalidArgument", http.StatusBadRequest, "Invalid argument."},
-	errNoSuchBucket:                 {"NoSuchBucket", http.StatusNotFound, "The specified bucket does not exist."},
-	errNoSuchKey:                    {"NoSuchKey", http.StatusNotFound, "The specified key does not exist."},
-	errBucketAlreadyOwnedByYou:      {"BucketAlreadyOwnedByYou", http.StatusConflict, "Your previous request to create the named bucket succeeded and you already own it."},
-	errBucketNotEmpty:               {"BucketNotEmpty", http.StatusConflict, "The bucket you tried to delete is not empty."},
-	errNoSuchUpload:                 {"NoSuchUpload", http.StatusNotFound, "The specified multipart upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed."},
-	errInvalidPart:                  {"InvalidPart", http.StatusBadRequest, "One or more of the specified parts could not be found. The part may not have been uploaded, or the specified entity tag may not match the part's entity tag."},
-	errInvalidPartOrder:             {"InvalidPartOrder", http.StatusBadRequest, "The list of parts was not in ascending order. Parts must be ordered by part number."},
-	errEntityTooSmall:               {"EntityTooSmall", http.StatusBadRequest, "Your proposed upload is smaller than the minimum allowed object size."},
-	errEntityTooLarge:               {"EntityTooLarge", http.StatusBadRequest, "Your proposed upload exceeds the maximum allowed object size."},
-	errInvalidStorageClass:          {"InvalidStorageClass", http.StatusBadRequest, "The storage class you specified is not valid."},
-	errCodeTooWide:                  {"InvalidStorageClass", http.StatusBadRequest, "The storage class's erasure code needs more storage peers than the cluster has."},
-	errInvalidRange:                 {"InvalidRange", http.StatusRequestedRangeNotSatisfiable, "The requested range is not satisfiable."},
-	errServiceUnavailable:           {"ServiceUnavailable", http.StatusServiceUnavailable, "Too few storage peers answered; please retry."},
-	errInvalidBucketName:            {"InvalidBucketName", http.StatusBadRequest, "The specified bucket is not valid."},
-	errKeyTooLong:                   {"KeyTooLongError", http.StatusBadRequest, "Your key is too long."},
-	errMalformedXML:                 {"MalformedXML", http.StatusBadRequest, "The XML you provided was not well-formed or did not validate against our published schema."},
-	errMaxMessageLengthExceeded:     {"MaxMessageLengthExceeded", http.StatusBadRequest, "Your request was too big."},
-	errInvalidLocationConstraint:    {"InvalidLocationConstraint", http.StatusBadRequest, "The specified location-constraint is not valid."},
-	errMissingContentLength:         {"MissingContentLength", http.StatusLengthRequired, "You must provide the Content-Length HTTP header."},
-	errMetadataTooLarge:             {"MetadataTooLarge", http.StatusBadRequest, "Your metadata headers exceed the maximum allowed metadata size."},
-	errMethodNotAllowed:             {"MethodNotAllowed", http.StatusMethodNotAllowed, "The specified method is not allowed against this resource."},
-	errPreconditionFailed:           {"PreconditionFailed", http.StatusPreconditionFailed, "At least one of the pre-conditions you specified did not hold."},
-	errNotModified:                  {"NotModified", http.StatusNotModified, "Not Modified."},
-	errCopyToSelf:                   {"InvalidRequest", http.StatusBadRequest, "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes."},
-	errRequestTimeout:               {"RequestTimeout", http.StatusBadRequest, "Your socket connection to the server was not read from or written to within the timeout period."},
-	errInvalidPartNumber:            {"InvalidArgument", http.StatusBadRequest, "Part number must be an integer between 1 and 10000, inclusive."},
-	errInvalidCopySource:            {"InvalidArgument", http.StatusBadRequest, "Copy Source must mention the source bucket and key: sourcebucket/sourcekey."},
-	errInvalidMaxKeys:               {"InvalidArgument", http.StatusBadRequest, "Argument max-keys must be an integer between 0 and 2147483647."},
-	errInvalidContinuationToken:     {"InvalidArgument", http.StatusBadRequest, "The continuation token provided is incorrect."},
-	errInvalidEncodingType:          {"InvalidArgument", http.StatusBadRequest, "Invalid Encoding Method specified in Request."},
-	errInvalidVersionID:             {"InvalidArgument", http.StatusBadRequest, "Invalid version id specified."},
-	errMalformedPOSTRequest:         {"MalformedPOSTRequest", http.StatusBadRequest, "The body of your POST request is not well-formed multipart/form-data."},
-	errInvalidPartNumberRange:       {"InvalidPartNumber", http.StatusRequestedRangeNotSatisfiable, "The requested partnumber is not satisfiable."},
-	errInvalidPolicyDocument:        {"InvalidPolicyDocument", http.StatusBadRequest, "The content of the form does not meet the conditions specified in the policy document."},
-	errNoSuchCORSConfiguration:      {"NoSuchCORSConfiguration", http.StatusNotFound, "The CORS configuration does not exist"},
-	errCORSNotEnabled:               {"CORSResponse", http.StatusForbidden, "CORS is not enabled for this bucket."},
-	errCORSNotAllowed:               {"CORSResponse", http.StatusForbidden, "This CORS request is not allowed. This is usually because the evalution of Origin, request method / Access-Control-Request-Method or Access-Control-Request-Headers are not whitelisted by the resource's CORS spec."},
-	errBadRequest:                   {"BadRequest", http.StatusBadRequest, "Insufficient information. Origin request header needed."},
+	errInternal:                          {"InternalError", http.StatusInternalServerError, "We encountered an internal error. Please try again."},
+	errAccessDenied:                      {"AccessDenied", http.StatusForbidden, "Access Denied."},
+	errExpiredRequest:                    {"AccessDenied", http.StatusForbidden, "Request has expired"},
+	errInvalidAccessKeyID:                {"InvalidAccessKeyId", http.StatusForbidden, "The AWS access key ID you provided does not exist in our records."},
+	errSignatureDoesNotMatch:             {"SignatureDoesNotMatch", http.StatusForbidden, "The request signature we calculated does not match the signature you provided. Check your key and signing method."},
+	errRequestTimeTooSkewed:              {"RequestTimeTooSkewed", http.StatusForbidden, "The difference between the request time and the server's time is too large."},
+	errAuthorizationHeaderMalformed:      {"AuthorizationHeaderMalformed", http.StatusBadRequest, "The authorization header is malformed."},
+	errAuthorizationQueryParametersError: {"AuthorizationQueryParametersError", http.StatusBadRequest, "The authorization query parameters are malformed."},
+	errNotImplemented:                    {"NotImplemented", http.StatusNotImplemented, "A header or query you provided implies functionality that is not implemented."},
+	errContentSHA256Mismatch:             {"XAmzContentSHA256Mismatch", http.StatusBadRequest, "The provided 'x-amz-content-sha256' header does not match what was computed."},
+	errIncompleteBody:                    {"IncompleteBody", http.StatusBadRequest, "You did not provide the number of bytes specified by the Content-Length HTTP header."},
+	errBadDigest:                         {"BadDigest", http.StatusBadRequest, "The Content-MD5 or checksum you specified did not match what we received."},
+	errInvalidDigest:                     {"InvalidDigest", http.StatusBadRequest, "The Content-MD5 you specified is not valid."},
+	errInvalidChecksum:                   {"InvalidRequest", http.StatusBadRequest, "The checksum header or trailer is invalid."},
+	errInvalidRequest:                    {"InvalidRequest", http.StatusBadRequest, "Invalid request."},
+	errInvalidArgument:                   {"InvalidArgument", http.StatusBadRequest, "Invalid argument."},
+	errNoSuchBucket:                      {"NoSuchBucket", http.StatusNotFound, "The specified bucket does not exist."},
+	errNoSuchKey:                         {"NoSuchKey", http.StatusNotFound, "The specified key does not exist."},
+	errBucketAlreadyOwnedByYou:           {"BucketAlreadyOwnedByYou", http.StatusConflict, "Your previous request to create the named bucket succeeded and you already own it."},
+	errBucketNotEmpty:                    {"BucketNotEmpty", http.StatusConflict, "The bucket you tried to delete is not empty."},
+	errNoSuchUpload:                      {"NoSuchUpload", http.StatusNotFound, "The specified multipart upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed."},
+	errInvalidPart:                       {"InvalidPart", http.StatusBadRequest, "One or more of the specified parts could not be found. The part may not have been uploaded, or the specified entity tag may not match the part's entity tag."},
+	errInvalidPartOrder:                  {"InvalidPartOrder", http.StatusBadRequest, "The list of parts was not in ascending order. Parts must be ordered by part number."},
+	errEntityTooSmall:                    {"EntityTooSmall", http.StatusBadRequest, "Your proposed upload is smaller than the minimum allowed object size."},
+	errEntityTooLarge:                    {"EntityTooLarge", http.StatusBadRequest, "Your proposed upload exceeds the maximum allowed object size."},
+	errInvalidStorageClass:               {"InvalidStorageClass", http.StatusBadRequest, "The storage class you specified is not valid."},
+	errCodeTooWide:                       {"InvalidStorageClass", http.StatusBadRequest, "The storage class's erasure code needs more storage peers than the cluster has."},
+	errInvalidRange:                      {"InvalidRange", http.StatusRequestedRangeNotSatisfiable, "The requested range is not satisfiable."},
+	errServiceUnavailable:                {"ServiceUnavailable", http.StatusServiceUnavailable, "Too few storage peers answered; please retry."},
+	errInvalidBucketName:                 {"InvalidBucketName", http.StatusBadRequest, "The specified bucket is not valid."},
+	errKeyTooLong:                        {"KeyTooLongError", http.StatusBadRequest, "Your key is too long."},
+	errMalformedXML:                      {"MalformedXML", http.StatusBadRequest, "The XML you provided was not well-formed or did not validate against our published schema."},
+	errMaxMessageLengthExceeded:          {"MaxMessageLengthExceeded", http.StatusBadRequest, "Your request was too big."},
+	errInvalidLocationConstraint:         {"InvalidLocationConstraint", http.StatusBadRequest, "The specified location-constraint is not valid."},
+	errMissingContentLength:              {"MissingContentLength", http.StatusLengthRequired, "You must provide the Content-Length HTTP header."},
+	errMetadataTooLarge:                  {"MetadataTooLarge", http.StatusBadRequest, "Your metadata headers exceed the maximum allowed metadata size."},
+	errMethodNotAllowed:                  {"MethodNotAllowed", http.StatusMethodNotAllowed, "The specified method is not allowed against this resource."},
+	errPreconditionFailed:                {"PreconditionFailed", http.StatusPreconditionFailed, "At least one of the pre-conditions you specified did not hold."},
+	errNotModified:                       {"NotModified", http.StatusNotModified, "Not Modified."},
+	errCopyToSelf:                        {"InvalidRequest", http.StatusBadRequest, "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes."},
+	errRequestTimeout:                    {"RequestTimeout", http.StatusBadRequest, "Your socket connection to the server was not read from or written to within the timeout period."},
+	errInvalidPartNumber:                 {"InvalidArgument", http.StatusBadRequest, "Part number must be an integer between 1 and 10000, inclusive."},
+	errInvalidCopySource:                 {"InvalidArgument", http.StatusBadRequest, "Copy Source must mention the source bucket and key: sourcebucket/sourcekey."},
+	errInvalidMaxKeys:                    {"InvalidArgument", http.StatusBadRequest, "Argument maxKeys must be an integer between 0 and 2147483647"},
+	errInvalidContinuationToken:          {"InvalidArgument", http.StatusBadRequest, "The continuation token provided is incorrect."},
+	errInvalidEncodingType:               {"InvalidArgument", http.StatusBadRequest, "Invalid Encoding Method specified in Request."},
+	errInvalidVersionID:                  {"InvalidArgument", http.StatusBadRequest, "Invalid version id specified."},
+	errMalformedPOSTRequest:              {"MalformedPOSTRequest", http.StatusBadRequest, "The body of your POST request is not well-formed multipart/form-data."},
+	errInvalidPartNumberRange:            {"InvalidPartNumber", http.StatusRequestedRangeNotSatisfiable, "The requested partnumber is not satisfiable."},
+	errInvalidPolicyDocument:             {"InvalidPolicyDocument", http.StatusBadRequest, "The content of the form does not meet the conditions specified in the policy document."},
+	errNoSuchCORSConfiguration:           {"NoSuchCORSConfiguration", http.StatusNotFound, "The CORS configuration does not exist"},
+	errCORSNotEnabled:                    {"CORSResponse", http.StatusForbidden, "CORS is not enabled for this bucket."},
+	errCORSNotAllowed:                    {"CORSResponse", http.StatusForbidden, "This CORS request is not allowed. This is usually because the evalution of Origin, request method / Access-Control-Request-Method or Access-Control-Request-Headers are not whitelisted by the resource's CORS spec."},
+	errBadRequest:                        {"BadRequest", http.StatusBadRequest, "Insufficient information. Origin request header needed."},
 }
 
 // s3Error is an error the handlers raise with a fixed table entry; msg,
@@ -163,11 +165,17 @@ func withElements(err error, nameValues ...string) error {
 		return err
 	}
 	out := *se
-	out.extra = append([]errElement(nil), se.extra...)
-	for i := 0; i+1 < len(nameValues); i += 2 {
-		out.extra = append(out.extra, errElement{XMLName: xml.Name{Local: nameValues[i]}, Value: nameValues[i+1]})
-	}
+	out.extra = append(append([]errElement(nil), se.extra...), elements(nameValues...)...)
 	return &out
+}
+
+// elements makes error body elements from name/value pairs.
+func elements(nameValues ...string) []errElement {
+	var out []errElement
+	for i := 0; i+1 < len(nameValues); i += 2 {
+		out = append(out, errElement{XMLName: xml.Name{Local: nameValues[i]}, Value: nameValues[i+1]})
+	}
+	return out
 }
 
 func (e *s3Error) Error() string {
@@ -205,6 +213,11 @@ var sentinels = []struct {
 	{sigv4.ErrRequestTimeTooSkewed, errRequestTimeTooSkewed},
 	{sigv4.ErrExpired, errExpiredRequest},
 	{sigv4.ErrMalformed, errAuthorizationHeaderMalformed},
+	{sigv4.ErrMalformedQuery, errAuthorizationQueryParametersError},
+	{sigv4.ErrInvalidAuthorization, errInvalidArgument},
+	{sigv4.ErrAccessDenied, errAccessDenied},
+	{sigv4.ErrUnsignedHeaders, errAccessDenied},
+	{sigv4.ErrMissingHeader, errInvalidRequest},
 	{sigv4.ErrUnsupported, errNotImplemented},
 	{sigv4.ErrContentSHA256Mismatch, errContentSHA256Mismatch},
 	{sigv4.ErrChunk, errIncompleteBody},
@@ -226,6 +239,7 @@ var sentinels = []struct {
 	{object.ErrBadDigest, errBadDigest},
 	{object.ErrPreconditionFailed, errPreconditionFailed},
 	{object.ErrInvalidRange, errInvalidRange},
+	{object.ErrInvalidChecksumConfig, errInvalidRequest},
 	{object.ErrQuorum, errServiceUnavailable},
 
 	{io.ErrUnexpectedEOF, errIncompleteBody},
@@ -236,6 +250,9 @@ var sentinels = []struct {
 // classify maps any error to a table entry, the message to send and the
 // extra body elements.
 func classify(err error) (apiError, string, []errElement) {
+	if ce := checksumErr(err); ce != nil {
+		err = ce
+	}
 	var se *s3Error
 	if errors.As(err, &se) {
 		a := errorTable[se.code]
@@ -252,7 +269,7 @@ func classify(err error) (apiError, string, []errElement) {
 	for _, s := range sentinels {
 		if errors.Is(err, s.err) {
 			a := errorTable[s.code]
-			return a, a.Description, nil
+			return a, authMessage(err, a.Description), authElements(err)
 		}
 	}
 	a := errorTable[errInternal]

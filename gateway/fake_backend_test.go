@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"tessera/checksum"
 	"tessera/object"
 )
 
@@ -184,8 +185,19 @@ func (f *fakeBackend) PutObject(_ context.Context, bucket, key string, r io.Read
 	}
 	f.calls++
 	info := infoFromPut(bucket, key, opts, int64(len(data)), hex.EncodeToString(sum[:]), f.now())
+	info.Checksum = fakeChecksum(r, data)
 	b.objects[key] = &fakeObject{info: info, data: data}
 	return info, nil
+}
+
+// fakeChecksum is the object checksum the real layer would store: the
+// body's declared one, else S3's default.
+func fakeChecksum(r io.Reader, data []byte) object.ChecksumInfo {
+	if src, ok := r.(object.ChecksumSource); ok && src.DeclaredChecksum() != "" {
+		a := src.DeclaredChecksum()
+		return object.ChecksumInfo{Algorithm: a, Type: checksum.FullObject, Value: src.Checksums()[a.Lower()]}
+	}
+	return object.ChecksumInfo{Algorithm: checksum.Default, Type: checksum.FullObject, Value: checksum.Default.Sum(data)}
 }
 
 func infoFromPut(bucket, key string, opts object.PutOptions, size int64, etag string, mod time.Time) object.ObjectInfo {

@@ -60,7 +60,7 @@ func (f *fakeBackend) PutPart(_ context.Context, bucket, key, uploadID string, n
 	return info, nil
 }
 
-func (f *fakeBackend) CompleteMultipart(_ context.Context, bucket, key, uploadID string, parts []object.CompletePart) (object.ObjectInfo, error) {
+func (f *fakeBackend) CompleteMultipart(_ context.Context, bucket, key, uploadID string, parts []object.CompletePart, _ object.CompleteOptions) (object.ObjectInfo, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	u, err := f.upload(bucket, key, uploadID)

@@ -30,7 +30,7 @@ func FuzzCompleteMultipart(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		parts, err := parseCompleteMultipart(body)
 		if err != nil {
-			requireCode(t, err, errMalformedXML, errInvalidPartNumber, errInvalidPartOrder, errInvalidPart)
+			requireCode(t, err, errMalformedXML, errInvalidPartNumber, errInvalidPartOrder, errInvalidPart, errInvalidArgument)
 			return
 		}
 		if len(parts) == 0 {

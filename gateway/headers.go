@@ -107,14 +107,21 @@ func userMeta(h http.Header) (map[string]string, error) {
 }
 
 // stripAWSChunked removes the aws-chunked transfer coding, which describes
-// the upload's framing and not the stored bytes.
+// the upload's framing and not the stored bytes. Any other value is kept
+// byte for byte.
 func stripAWSChunked(ce string) string {
-	var keep []string
-	for _, c := range strings.Split(ce, ",") {
-		c = strings.TrimSpace(c)
-		if c != "" && !strings.EqualFold(c, "aws-chunked") {
+	parts := strings.Split(ce, ",")
+	keep := parts[:0]
+	for _, c := range parts {
+		if !strings.EqualFold(strings.TrimSpace(c), "aws-chunked") {
 			keep = append(keep, c)
 		}
+	}
+	if len(keep) == len(parts) {
+		return ce
+	}
+	for i := range keep {
+		keep[i] = strings.TrimSpace(keep[i])
 	}
 	return strings.Join(keep, ",")
 }

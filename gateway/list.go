@@ -1,91 +1,12 @@
 package gateway
 
 import (
-	"encoding/base64"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"tessera/object"
 )
-
-// listRequest is a parsed ListObjects (v1) or ListObjectsV2.
-type listRequest struct {
-	bucket     string
-	prefix     string
-	delimiter  string
-	maxKeys    int
-	encodeURL  bool
-	after      string // where the backend listing starts
-	marker     string // v1 marker
-	token      string // v2 continuation-token, as sent
-	startAfter string // v2 start-after
-	fetchOwner bool
-}
-
-func parseListCommon(r *http.Request) (listRequest, url.Values, error) {
-	bucket, err := bucketParam(r)
-	if err != nil {
-		return listRequest{}, nil, err
-	}
-	q := r.URL.Query()
-	p := listRequest{bucket: bucket, prefix: q.Get("prefix"), delimiter: q.Get("delimiter")}
-	if p.maxKeys, err = parseMaxKeys(q); err != nil {
-		return listRequest{}, nil, err
-	}
-	switch et := q.Get("encoding-type"); et {
-	case "":
-	case "url":
-		p.encodeURL = true
-	default:
-		return listRequest{}, nil, apiErr(errInvalidEncodingType)
-	}
-	return p, q, nil
-}
-
-// parseMaxKeys reads max-keys: absent is the S3 default, larger values are
-// capped at it, and anything but a non-negative integer is refused.
-func parseMaxKeys(q url.Values) (int, error) {
-	if !q.Has("max-keys") {
-		return object.DefaultMaxKeys, nil
-	}
-	n, err := strconv.Atoi(q.Get("max-keys"))
-	if err != nil || n < 0 {
-		return 0, apiErr(errInvalidMaxKeys)
-	}
-	return min(n, object.DefaultMaxKeys), nil
-}
-
-func parseListV2(r *http.Request) (listRequest, error) {
-	p, q, err := parseListCommon(r)
-	if err != nil {
-		return listRequest{}, err
-	}
-	p.token = q.Get("continuation-token")
-	p.startAfter = q.Get("start-after")
-	p.fetchOwner = q.Get("fetch-owner") == "true"
-	p.after = p.startAfter
-	if q.Has("continuation-token") {
-		after, err := decodeToken(p.token)
-		if err != nil {
-			return listRequest{}, err
-		}
-		p.after = after
-	}
-	return p, nil
-}
-
-// encodeToken makes the opaque continuation token for a listing position.
-func encodeToken(after string) string { return base64.RawURLEncoding.EncodeToString([]byte(after)) }
-
-func decodeToken(tok string) (string, error) {
-	b, err := base64.RawURLEncoding.DecodeString(tok)
-	if err != nil || len(b) == 0 {
-		return "", apiErr(errInvalidContinuationToken)
-	}
-	return string(b), nil
-}
 
 // list runs the backend listing; max-keys=0 asks for nothing and gets an
 // empty, untruncated page without a backend call.
@@ -105,7 +26,11 @@ func (g *gateway) listObjectsV2(w http.ResponseWriter, r *http.Request) error {
 	if r.URL.Query().Get("list-type") != "2" {
 		return g.listObjectsV1(w, r)
 	}
-	p, err := parseListV2(r)
+	bucket, err := bucketParam(r)
+	if err != nil {
+		return err
+	}
+	p, err := parseObjectList(bucket, r.URL.Query(), true)
 	if err != nil {
 		return err
 	}
@@ -114,14 +39,21 @@ func (g *gateway) listObjectsV2(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	enc := p.encoder()
+	var own *ownerXML
+	if p.fetchOwner {
+		o := requestOwner(r)
+		own = &o
+	}
+	// ContinuationToken is echoed as sent and never URL-encoded: it is
+	// already URL-safe and clients pass it back verbatim.
 	out := listBucketResultV2{
 		Name: p.bucket, Prefix: enc(p.prefix), Delimiter: enc(p.delimiter), MaxKeys: p.maxKeys,
 		IsTruncated: res.IsTruncated, ContinuationToken: p.token, StartAfter: enc(p.startAfter),
-		Contents: renderObjects(res.Objects, enc, p.fetchOwner), CommonPrefixes: renderPrefixes(res.Prefixes, enc),
+		Contents: renderObjects(res.Objects, enc, own), CommonPrefixes: renderPrefixes(res.Prefixes, enc),
 	}
 	out.KeyCount = len(out.Contents) + len(out.CommonPrefixes)
 	if res.IsTruncated {
-		out.NextContinuationToken = encodeToken(res.NextAfter)
+		out.NextContinuationToken = encodeToken(tokenObjects, p.bucket, res.NextAfter)
 	}
 	if p.encodeURL {
 		out.EncodingType = "url"
@@ -130,25 +62,30 @@ func (g *gateway) listObjectsV2(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (g *gateway) listObjectsV1(w http.ResponseWriter, r *http.Request) error {
-	p, q, err := parseListCommon(r)
+	bucket, err := bucketParam(r)
 	if err != nil {
 		return err
 	}
-	p.marker = q.Get("marker")
-	p.after = p.marker
+	p, err := parseObjectList(bucket, r.URL.Query(), false)
+	if err != nil {
+		return err
+	}
 	res, err := g.list(r, p)
 	if err != nil {
 		return err
 	}
 	enc := p.encoder()
+	own := requestOwner(r)
 	out := listBucketResultV1{
 		Name: p.bucket, Prefix: enc(p.prefix), Marker: enc(p.marker), MaxKeys: p.maxKeys,
 		Delimiter: enc(p.delimiter), IsTruncated: res.IsTruncated,
-		Contents: renderObjects(res.Objects, enc, true), CommonPrefixes: renderPrefixes(res.Prefixes, enc),
+		Contents: renderObjects(res.Objects, enc, &own), CommonPrefixes: renderPrefixes(res.Prefixes, enc),
 	}
-	// S3 sends NextMarker only with a delimiter; without one clients
-	// continue from the last key.
-	if res.IsTruncated && p.delimiter != "" {
+	// S3 documents NextMarker only with a delimiter, leaving clients to
+	// continue from the last key otherwise. It is sent on every truncated
+	// page here: its value is that same last key (or common prefix), so
+	// clients that read it and clients that fall back agree.
+	if res.IsTruncated {
 		out.NextMarker = enc(res.NextAfter)
 	}
 	if p.encodeURL {
@@ -157,25 +94,26 @@ func (g *gateway) listObjectsV1(w http.ResponseWriter, r *http.Request) error {
 	return writeXML(w, http.StatusOK, out)
 }
 
-func (p listRequest) encoder() func(string) string {
-	if p.encodeURL {
+func (p listRequest) encoder() func(string) string { return urlEncoder(p.encodeURL) }
+
+func urlEncoder(on bool) func(string) string {
+	if on {
 		return s3URLEncode
 	}
 	return func(s string) string { return s }
 }
 
-func renderObjects(objs []object.ObjectInfo, enc func(string) string, withOwner bool) []objectXML {
+// renderObjects renders listing entries; own, when set, is every entry's
+// Owner (tessera's objects all belong to the one account).
+func renderObjects(objs []object.ObjectInfo, enc func(string) string, own *ownerXML) []objectXML {
 	out := make([]objectXML, 0, len(objs))
 	for _, o := range objs {
 		sc := o.StorageClass
 		if sc == "" {
 			sc = storageStandard
 		}
-		x := objectXML{Key: enc(o.Key), LastModified: xmlTime(o.ModTime), ETag: quoteETag(o.ETag), Size: o.Size, StorageClass: sc}
-		if withOwner {
-			x.Owner = &owner
-		}
-		out = append(out, x)
+		out = append(out, objectXML{Key: enc(o.Key), LastModified: xmlTime(o.ModTime), ETag: quoteETag(o.ETag),
+			Size: o.Size, StorageClass: sc, Owner: own})
 	}
 	return out
 }
@@ -188,9 +126,11 @@ func renderPrefixes(prefixes []string, enc func(string) string) []prefixXML {
 	return out
 }
 
-// s3URLEncode is encoding-type=url as S3 applies it: query escaping
-// (space as "+", so clients decode with QueryUnescape) except that "/"
-// stays literal.
+// s3URLEncode is encoding-type=url as S3 applies it: form encoding of the
+// UTF-8 bytes (A-Z a-z 0-9 - _ . ~ kept, space as "+", everything else
+// %XX in upper case) except that "/" stays literal. Clients undo it with a
+// form decode (botocore's unquote_plus, minio-go's QueryUnescape), so a
+// literal "+" in a key must be, and is, sent as %2B.
 func s3URLEncode(s string) string {
 	return strings.ReplaceAll(url.QueryEscape(s), "%2F", "/")
 }

@@ -107,9 +107,15 @@ func (m *Metrics) Wrap(next http.Handler) http.Handler {
 		m.active.Add(1)
 		m.inFlight.Inc()
 		holder := &opHolder{op: "Unrouted"}
+		// The counting body goes on a copy of the request: the server
+		// inspects its own request's Body after the handler answers, and
+		// must still find its 100-continue reader there, or it drains a
+		// body the client is waiting for permission to send, and the
+		// client waits for an answer that never comes.
+		inner := r.WithContext(context.WithValue(r.Context(), opKey{}, holder))
 		body := &countingBody{ReadCloser: r.Body}
 		if r.Body != nil && r.Body != http.NoBody {
-			r.Body = body
+			inner.Body = body
 		}
 		cw := &countingWriter{ResponseWriter: w}
 		defer func() {
@@ -117,7 +123,7 @@ func (m *Metrics) Wrap(next http.Handler) http.Handler {
 			m.inFlight.Dec()
 			m.record(r.Method, holder.op, cw.status, body.n.Load(), cw.n, time.Since(start))
 		}()
-		next.ServeHTTP(cw, r.WithContext(context.WithValue(r.Context(), opKey{}, holder)))
+		next.ServeHTTP(cw, inner)
 	})
 }
 

@@ -17,7 +17,7 @@ type completeMultipartXML struct {
 	Parts   []struct {
 		PartNumber int    `xml:"PartNumber"`
 		ETag       string `xml:"ETag"`
-		completeChecksumsXML
+		checksumsXML
 	} `xml:"Part"`
 }
 
@@ -44,7 +44,11 @@ func parseCompleteMultipart(body []byte) ([]object.CompletePart, error) {
 		if etag == "" {
 			return nil, apiErr(errInvalidPart)
 		}
-		parts = append(parts, object.CompletePart{Number: p.PartNumber, ETag: etag, Checksums: p.toMap()})
+		sums, err := parsePartChecksums(p.checksumsXML)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, object.CompletePart{Number: p.PartNumber, ETag: etag, Checksums: sums})
 	}
 	return parts, nil
 }
@@ -67,9 +71,16 @@ func (g *gateway) createMultipart(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
+	if opts.ChecksumAlgorithm, opts.ChecksumType, err = parseMultipartChecksum(r.Header); err != nil {
+		return err
+	}
 	id, err := g.be.NewMultipart(r.Context(), bucket, key, opts)
 	if err != nil {
 		return err
+	}
+	if opts.ChecksumAlgorithm != "" {
+		w.Header().Set("X-Amz-Checksum-Algorithm", string(opts.ChecksumAlgorithm))
+		w.Header().Set("X-Amz-Checksum-Type", string(opts.ChecksumType))
 	}
 	return writeXML(w, http.StatusOK, initiateMultipartUploadResult{Bucket: bucket, Key: key, UploadID: id})
 }
@@ -92,13 +103,13 @@ func (g *gateway) uploadPart(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	body := partBody{Reader: newExactReader(r.Body, size), req: r}
+	body := verifiedBody{Reader: sizedBody(r.Body, size), req: r}
 	part, err := g.be.PutPart(r.Context(), bucket, key, q.Get("uploadId"), number, body, size, md5sum)
 	if err != nil {
 		return err
 	}
 	w.Header().Set("ETag", quoteETag(part.ETag))
-	setChecksumHeaders(w.Header(), r)
+	setChecksumHeaders(w.Header(), part.Checksums)
 	w.WriteHeader(http.StatusOK)
 	return nil
 }
@@ -115,17 +126,21 @@ func (g *gateway) completeMultipart(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
+	opts, err := parseCompleteChecksum(r.Header)
+	if err != nil {
+		return err
+	}
 	parts, err := parseCompleteMultipart(body)
 	if err != nil {
 		return err
 	}
-	info, err := g.be.CompleteMultipart(r.Context(), bucket, key, r.URL.Query().Get("uploadId"), parts)
+	info, err := g.be.CompleteMultipart(r.Context(), bucket, key, r.URL.Query().Get("uploadId"), parts, opts)
 	if err != nil {
 		return err
 	}
 	return writeXML(w, http.StatusOK, completeMultipartUploadResult{
 		Location: objectLocation(r, bucket, key), Bucket: bucket, Key: key, ETag: quoteETag(info.ETag),
-		completeResultChecksums: resultChecksums(info.Headers),
+		objectChecksumXML: objectChecksumOf(info.Checksum),
 	})
 }
 
@@ -153,22 +168,9 @@ func parseListParts(r *http.Request) (listPartsRequest, error) {
 		return listPartsRequest{}, err
 	}
 	q := r.URL.Query()
-	p := listPartsRequest{bucket: bucket, key: key, uploadID: q.Get("uploadId"), maxParts: object.DefaultMaxKeys}
-	if q.Has("max-parts") {
-		n, err := strconv.Atoi(q.Get("max-parts"))
-		if err != nil || n < 1 {
-			return p, apiErrf(errInvalidArgument, "Argument max-parts must be an integer between 1 and 2147483647.")
-		}
-		p.maxParts = min(n, object.DefaultMaxKeys)
-	}
-	if q.Has("part-number-marker") {
-		n, err := strconv.Atoi(q.Get("part-number-marker"))
-		if err != nil || n < 0 {
-			return p, apiErrf(errInvalidArgument, "Argument part-number-marker must be a non-negative integer.")
-		}
-		p.marker = n
-	}
-	return p, nil
+	p := listPartsRequest{bucket: bucket, key: key, uploadID: q.Get("uploadId")}
+	p.marker, p.maxParts, err = parsePartList(q)
+	return p, err
 }
 
 func (g *gateway) listParts(w http.ResponseWriter, r *http.Request) error {
@@ -176,22 +178,29 @@ func (g *gateway) listParts(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res, err := g.be.ListParts(r.Context(), p.bucket, p.key, p.uploadID, p.marker, p.maxParts)
+	// The backend reads a limit of 0 as its default, so max-parts=0 asks
+	// for one part (which also checks the upload exists) and shows none.
+	res, err := g.be.ListParts(r.Context(), p.bucket, p.key, p.uploadID, p.marker, max(p.maxParts, 1))
 	if err != nil {
 		return err
+	}
+	if p.maxParts == 0 {
+		res.Parts, res.IsTruncated, res.NextPartNumberMarker = nil, false, 0
 	}
 	sc := res.StorageClass
 	if sc == "" {
 		sc = storageStandard
 	}
 	out := listPartsResult{
-		Bucket: p.bucket, Key: p.key, UploadID: p.uploadID, Initiator: owner, Owner: owner,
+		Bucket: p.bucket, Key: p.key, UploadID: p.uploadID, Initiator: requestOwner(r), Owner: requestOwner(r),
 		StorageClass: sc, PartNumberMarker: p.marker, NextPartNumberMarker: res.NextPartNumberMarker,
 		MaxParts: p.maxParts, IsTruncated: res.IsTruncated, Parts: make([]partXML, 0, len(res.Parts)),
+		ChecksumAlgorithm: nullable(string(res.ChecksumAlgorithm)), ChecksumType: nullable(string(res.ChecksumType)),
 	}
 	for _, part := range res.Parts {
 		out.Parts = append(out.Parts, partXML{
 			PartNumber: part.Number, LastModified: xmlTime(part.ModTime), ETag: quoteETag(part.ETag), Size: part.Size,
+			checksumsXML: checksumsFrom(part.Checksums),
 		})
 	}
 	return writeXML(w, http.StatusOK, out)

@@ -91,6 +91,7 @@ func TestMultipartErrors(t *testing.T) {
 
 	r := httptest.NewRequest(http.MethodPut, "/bkt/k?partNumber=4&uploadId="+id, strings.NewReader("x"))
 	r.ContentLength = -1
+	r.Header.Set("X-Amz-Content-Sha256", "STREAMING-AWS4-HMAC-SHA256-PAYLOAD")
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, r)
 	expect(t, rec, http.StatusLengthRequired, "MissingContentLength")
@@ -130,7 +131,7 @@ func TestMultipartErrors(t *testing.T) {
 		t.Error("rejected requests changed the backend")
 	}
 	expect(t, do(h, req{method: http.MethodPost, target: "/bkt/k?uploadId=nope", body: completeBody("1", e1)}), http.StatusNotFound, "NoSuchUpload")
-	for _, q := range []string{"max-parts=0", "max-parts=x", "part-number-marker=-2"} {
+	for _, q := range []string{"max-parts=-1", "max-parts=x", "part-number-marker=-2", "part-number-marker=x"} {
 		expect(t, do(h, req{method: http.MethodGet, target: "/bkt/k?uploadId=" + id + "&" + q}), http.StatusBadRequest, "InvalidArgument")
 	}
 

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"tessera/object"
 )
@@ -75,7 +76,10 @@ func (p getRequest) plan(w http.ResponseWriter, r *http.Request, info object.Obj
 		h.Set("Content-Range", contentRange(off, length, info.Size))
 	}
 	setObjectHeaders(h, info)
-	setStoredExtras(h, r, info)
+	setStoredExtras(h, info)
+	if strings.EqualFold(r.Header.Get("X-Amz-Checksum-Mode"), "ENABLED") {
+		setObjectChecksum(h, readChecksum(p, info))
+	}
 	applyResponseOverrides(h, r)
 	h.Set("Content-Length", strconv.FormatInt(length, 10))
 	return off, length, status, nil

@@ -40,24 +40,17 @@ func (g *gateway) putObject(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	body := recordChecksums(newExactReader(r.Body, p.size), r, p.opts.Headers)
+	body := verifiedBody{Reader: sizedBody(r.Body, p.size), req: r}
 	info, err := g.be.PutObject(r.Context(), p.bucket, p.key, body, p.size, p.opts)
 	if err != nil {
 		return err
 	}
 	w.Header().Set("ETag", quoteETag(info.ETag))
-	setChecksumHeaders(w.Header(), r)
+	// S3 answers with the object's checksum: the client's, or the default
+	// it computed.
+	setObjectChecksum(w.Header(), info.Checksum)
 	w.WriteHeader(http.StatusOK)
 	return nil
-}
-
-// setChecksumHeaders echoes the checksums the Authenticator validated, as
-// S3 does on PutObject and UploadPart responses. They are only known once
-// the body has been read to its end.
-func setChecksumHeaders(h http.Header, r *http.Request) {
-	for name, sum := range authResult(r).Checksums {
-		h.Set("X-Amz-Checksum-"+name, sum)
-	}
 }
 
 // parsePutConditions reads a conditional write's If-None-Match (only "*",

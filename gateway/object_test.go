@@ -114,7 +114,7 @@ func TestContentMD5(t *testing.T) {
 	mustDo(t, h, req{method: http.MethodPut, target: "/bkt/a", body: "payload", header: map[string]string{"Content-MD5": good}})
 	expect(t, do(h, req{method: http.MethodPut, target: "/bkt/b", body: "payloaX", header: map[string]string{"Content-MD5": good}}),
 		http.StatusBadRequest, "BadDigest")
-	for _, bad := range []string{"!!!", "AAAA", base64.StdEncoding.EncodeToString(make([]byte, 20))} {
+	for _, bad := range []string{"", "!!!", "AAAA", base64.StdEncoding.EncodeToString(make([]byte, 20))} {
 		expect(t, do(h, req{method: http.MethodPut, target: "/bkt/c", body: "payload", header: map[string]string{"Content-MD5": bad}}),
 			http.StatusBadRequest, "InvalidDigest")
 	}
@@ -128,9 +128,11 @@ func TestPutBodySize(t *testing.T) {
 	setup(t, h, "bkt", nil)
 	before := be.mutations()
 
-	r := httptest.NewRequest(http.MethodPut, "/bkt/chunked", strings.NewReader("abc"))
+	// An aws-chunked body must declare its decoded length.
+	r := httptest.NewRequest(http.MethodPut, "/bkt/streaming", strings.NewReader("abc"))
 	r.ContentLength = -1
 	r.TransferEncoding = []string{"chunked"}
+	r.Header.Set("X-Amz-Content-Sha256", "STREAMING-UNSIGNED-PAYLOAD-TRAILER")
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, r)
 	expect(t, rec, http.StatusLengthRequired, "MissingContentLength")

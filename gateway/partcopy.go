@@ -16,6 +16,7 @@ type copyPartResult struct {
 	XMLName      xml.Name `xml:"http://s3.amazonaws.com/doc/2006-03-01/ CopyPartResult"`
 	LastModified string   `xml:"LastModified"`
 	ETag         string   `xml:"ETag"`
+	checksumsXML
 }
 
 // parseCopySourceRange reads x-amz-copy-source-range ("bytes=first-last",
@@ -75,7 +76,8 @@ func (g *gateway) uploadPartCopy(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeXML(w, http.StatusOK, copyPartResult{LastModified: xmlTime(part.ModTime), ETag: quoteETag(part.ETag)})
+	return writeXML(w, http.StatusOK, copyPartResult{LastModified: xmlTime(part.ModTime), ETag: quoteETag(part.ETag),
+		checksumsXML: checksumsFrom(part.Checksums)})
 }
 
 // copyRange runs a ranged read of the source and put concurrently. The

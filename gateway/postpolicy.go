@@ -109,13 +109,17 @@ func (g *gateway) postFile(w http.ResponseWriter, r *http.Request, bucket string
 	if err != nil {
 		return err
 	}
-	body := &rangeReader{r: file, min: pol.minSize, max: pol.maxSize}
+	body, err := newFormChecksum(&rangeReader{r: file, min: pol.minSize, max: pol.maxSize}, fields)
+	if err != nil {
+		return err
+	}
 	info, err := g.be.PutObject(r.Context(), bucket, key, body, -1, opts)
 	if err != nil {
 		return err
 	}
 	loc := objectLocation(r, bucket, key)
 	w.Header().Set("ETag", quoteETag(info.ETag))
+	setObjectChecksum(w.Header(), info.Checksum)
 	w.Header().Set("Location", loc)
 	switch fields["success_action_status"] {
 	case "200":

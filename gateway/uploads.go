@@ -3,8 +3,8 @@ package gateway
 import (
 	"context"
 	"encoding/xml"
+	"errors"
 	"net/http"
-	"strconv"
 
 	"tessera/object"
 )
@@ -38,6 +38,9 @@ type uploadXML struct {
 	Owner        ownerXML `xml:"Owner"`
 	StorageClass string   `xml:"StorageClass"`
 	Initiated    string   `xml:"Initiated"`
+	// ChecksumAlgorithm and ChecksumType are the upload's, when it has one.
+	ChecksumAlgorithm string `xml:"ChecksumAlgorithm,omitempty"`
+	ChecksumType      string `xml:"ChecksumType,omitempty"`
 }
 
 func (g *gateway) listMultipartUploads(w http.ResponseWriter, r *http.Request) error {
@@ -49,39 +52,37 @@ func (g *gateway) listMultipartUploads(w http.ResponseWriter, r *http.Request) e
 	if !ok {
 		return apiErr(errNotImplemented)
 	}
-	q := r.URL.Query()
-	max := object.DefaultMaxKeys
-	if q.Has("max-uploads") {
-		n, err := strconv.Atoi(q.Get("max-uploads"))
-		if err != nil || n < 0 {
-			return apiErrf(errInvalidArgument, "Argument max-uploads must be an integer between 0 and 2147483647.")
-		}
-		max = min(n, object.DefaultMaxKeys)
+	p, err := parseUploadList(r.URL.Query())
+	if err != nil {
+		return err
 	}
-	enc := func(s string) string { return s }
-	switch et := q.Get("encoding-type"); et {
-	case "":
-	case "url":
-		enc = s3URLEncode
-	default:
-		return apiErr(errInvalidEncodingType)
-	}
-	opts := object.ListUploadsOptions{Prefix: q.Get("prefix"), Delimiter: q.Get("delimiter"),
-		KeyMarker: q.Get("key-marker"), UploadIDMarker: q.Get("upload-id-marker"), MaxUploads: max}
+	enc, opts := urlEncoder(p.encodeURL), p.opts
 	out := listMultipartUploadsResult{Bucket: bucket, KeyMarker: enc(opts.KeyMarker), UploadIDMarker: opts.UploadIDMarker,
-		Prefix: enc(opts.Prefix), Delimiter: enc(opts.Delimiter), MaxUploads: max, EncodingType: q.Get("encoding-type")}
-	if max > 0 {
-		res, err := ul.ListUploads(r.Context(), bucket, opts)
-		if err != nil {
+		Prefix: enc(opts.Prefix), Delimiter: enc(opts.Delimiter), MaxUploads: opts.MaxUploads}
+	if p.encodeURL {
+		out.EncodingType = "url"
+	}
+	if opts.MaxUploads == 0 {
+		if _, err := g.be.HeadBucket(r.Context(), bucket); err != nil {
 			return err
 		}
-		out.IsTruncated = res.IsTruncated
-		out.NextKeyMarker, out.NextUploadIDMarker = enc(res.NextKeyMarker), res.NextUploadIDMarker
-		for _, u := range res.Uploads {
-			out.Uploads = append(out.Uploads, uploadXML{Key: enc(u.Key), UploadID: u.UploadID, Initiator: owner,
-				Owner: owner, StorageClass: u.StorageClass, Initiated: xmlTime(u.Initiated)})
-		}
-		out.CommonPrefixes = renderPrefixes(res.Prefixes, enc)
+		return writeXML(w, http.StatusOK, out)
 	}
+	res, err := ul.ListUploads(r.Context(), bucket, opts)
+	if errors.Is(err, object.ErrUploadIDMarker) {
+		return apiErrf(errInvalidArgument, "Invalid uploadId marker")
+	}
+	if err != nil {
+		return err
+	}
+	out.IsTruncated = res.IsTruncated
+	out.NextKeyMarker, out.NextUploadIDMarker = enc(res.NextKeyMarker), res.NextUploadIDMarker
+	own := requestOwner(r)
+	for _, u := range res.Uploads {
+		out.Uploads = append(out.Uploads, uploadXML{Key: enc(u.Key), UploadID: u.UploadID, Initiator: own,
+			Owner: own, StorageClass: u.StorageClass, Initiated: xmlTime(u.Initiated),
+			ChecksumAlgorithm: string(u.ChecksumAlgorithm), ChecksumType: string(u.ChecksumType)})
+	}
+	out.CommonPrefixes = renderPrefixes(res.Prefixes, enc)
 	return writeXML(w, http.StatusOK, out)
 }

@@ -1,10 +1,10 @@
 package gateway
 
 import (
-	"net"
 	"net/http"
 	"net/url"
-	"strings"
+
+	"tessera/gateway/sigv4"
 )
 
 // virtualHost turns a virtual-hosted-style request (Host BUCKET.DOMAIN)
@@ -29,17 +29,8 @@ func (g *gateway) virtualHost(next http.Handler) http.Handler {
 }
 
 // bucketFromHost returns the bucket a Host header names under one of
-// domains, or "" for a path-style request.
+// domains, or "" for a path-style request. It is the rule the verifier
+// uses to sign the Signature Version 2 resource, so both agree.
 func bucketFromHost(host string, domains []string) string {
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	host = strings.ToLower(strings.TrimSuffix(host, "."))
-	for _, d := range domains {
-		d = strings.ToLower(strings.TrimSuffix(d, "."))
-		if b, ok := strings.CutSuffix(host, "."+d); ok && b != "" {
-			return b
-		}
-	}
-	return ""
+	return sigv4.BucketFromHost(host, domains)
 }

@@ -16,9 +16,6 @@ import (
 // iso8601 is the timestamp layout of S3 XML documents.
 const iso8601 = "2006-01-02T15:04:05.000Z"
 
-// owner is the one principal tessera reports; it has no IAM.
-var owner = ownerXML{ID: "tessera", DisplayName: "tessera"}
-
 func xmlTime(t time.Time) string { return t.UTC().Format(iso8601) }
 
 type ownerXML struct {
@@ -26,15 +23,43 @@ type ownerXML struct {
 	DisplayName string `xml:"DisplayName"`
 }
 
+// listAllMyBucketsResult is ListBuckets' response. ContinuationToken is
+// the token for the next page (S3 names it so); Prefix echoes the prefix
+// parameter when one was sent.
 type listAllMyBucketsResult struct {
-	XMLName xml.Name    `xml:"http://s3.amazonaws.com/doc/2006-03-01/ ListAllMyBucketsResult"`
-	Owner   ownerXML    `xml:"Owner"`
-	Buckets []bucketXML `xml:"Buckets>Bucket"`
+	XMLName           xml.Name   `xml:"http://s3.amazonaws.com/doc/2006-03-01/ ListAllMyBucketsResult"`
+	Owner             ownerXML   `xml:"Owner"`
+	Buckets           bucketList `xml:"Buckets"`
+	ContinuationToken string     `xml:"ContinuationToken,omitempty"`
+	Prefix            *string    `xml:"Prefix"`
+}
+
+// bucketList is <Buckets>, sent even when empty as S3 sends it: SDKs map
+// a missing element to a missing field (boto3's response then has no
+// "Buckets" key at all).
+type bucketList []bucketXML
+
+func (l bucketList) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
+	return e.EncodeElement(struct {
+		Bucket []bucketXML `xml:"Bucket"`
+	}{l}, start)
+}
+
+func (l *bucketList) UnmarshalXML(d *xml.Decoder, start xml.StartElement) error {
+	var v struct {
+		Bucket []bucketXML `xml:"Bucket"`
+	}
+	if err := d.DecodeElement(&v, &start); err != nil {
+		return err
+	}
+	*l = append(*l, v.Bucket...)
+	return nil
 }
 
 type bucketXML struct {
 	Name         string `xml:"Name"`
 	CreationDate string `xml:"CreationDate"`
+	BucketRegion string `xml:"BucketRegion"`
 }
 
 type locationConstraint struct {
@@ -95,6 +120,7 @@ type copyObjectResult struct {
 	XMLName      xml.Name `xml:"http://s3.amazonaws.com/doc/2006-03-01/ CopyObjectResult"`
 	LastModified string   `xml:"LastModified"`
 	ETag         string   `xml:"ETag"`
+	objectChecksumXML
 }
 
 type initiateMultipartUploadResult struct {
@@ -110,7 +136,7 @@ type completeMultipartUploadResult struct {
 	Bucket   string   `xml:"Bucket"`
 	Key      string   `xml:"Key"`
 	ETag     string   `xml:"ETag"`
-	completeResultChecksums
+	objectChecksumXML
 }
 
 type partXML struct {
@@ -118,6 +144,7 @@ type partXML struct {
 	LastModified string `xml:"LastModified"`
 	ETag         string `xml:"ETag"`
 	Size         int64  `xml:"Size"`
+	checksumsXML
 }
 
 type listPartsResult struct {
@@ -133,6 +160,17 @@ type listPartsResult struct {
 	MaxParts             int       `xml:"MaxParts"`
 	IsTruncated          bool      `xml:"IsTruncated"`
 	Parts                []partXML `xml:"Part"`
+	// S3 names a missing algorithm and type "null" in ListParts.
+	ChecksumAlgorithm string `xml:"ChecksumAlgorithm"`
+	ChecksumType      string `xml:"ChecksumType"`
+}
+
+// nullable is v, or "null" when empty.
+func nullable(v string) string {
+	if v == "" {
+		return "null"
+	}
+	return v
 }
 
 type deletedXML struct {

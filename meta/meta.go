@@ -104,27 +104,29 @@ type Part struct {
 	Number int    `json:"number"`
 	Size   int64  `json:"size"`
 	ETag   string `json:"etag"` // hex MD5 of the part's bytes
-	// Checksums are the part's validated x-amz-checksum-* values
-	// (lowercase algorithm → base64), when the client sent any.
+	// Checksums are the part's x-amz-checksum-* values (lowercase
+	// algorithm → base64): the one the client sent, validated, and the
+	// one the object's checksum needs when the client sent another or
+	// none (computed over the part's bytes).
 	Checksums map[string]string `json:"checksums,omitempty"`
 }
 
 // Object is an object's metadata as stored on each of its n peers. Every
 // peer holds the same record except ShardIndex and Inline.
 type Object struct {
-	Bucket       string            `json:"bucket"`
-	Key          string            `json:"key"`
-	Stamp        Stamp             `json:"stamp"`
-	Deleted      bool              `json:"deleted,omitempty"` // tombstone
-	Size         int64             `json:"size"`
-	ETag         string            `json:"etag"` // hex, without quotes; multipart: "hex-N"
-	ContentType  string            `json:"content_type,omitempty"`
-	UserMeta     map[string]string `json:"user_meta,omitempty"` // x-amz-meta-* names, lowercase, without the prefix
-	Headers      map[string]string `json:"headers,omitempty"`   // other stored headers, canonical names
-	StorageClass string            `json:"storage_class,omitempty"`
-	Code         Code              `json:"code"`
-	BlockSize    int               `json:"block_size"`
-	Parts        []Part            `json:"parts,omitempty"`
+	Bucket       string  `json:"bucket"`
+	Key          string  `json:"key"`
+	Stamp        Stamp   `json:"stamp"`
+	Deleted      bool    `json:"deleted,omitempty"` // tombstone
+	Size         int64   `json:"size"`
+	ETag         string  `json:"etag"` // hex, without quotes; multipart: "hex-N"
+	ContentType  string  `json:"content_type,omitempty"`
+	UserMeta     Strings `json:"user_meta,omitempty"` // x-amz-meta-* names, lowercase, without the prefix
+	Headers      Strings `json:"headers,omitempty"`   // other stored headers, canonical names
+	StorageClass string  `json:"storage_class,omitempty"`
+	Code         Code    `json:"code"`
+	BlockSize    int     `json:"block_size"`
+	Parts        []Part  `json:"parts,omitempty"`
 	// Distribution maps shard index to the peer holding it.
 	Distribution []PeerID  `json:"distribution"`
 	ModTime      time.Time `json:"mod_time"`
@@ -161,18 +163,25 @@ func EntryOf(o *Object) Entry {
 // peers. Its placement is fixed at creation so every part lands on the same
 // peers with the same shard indexes.
 type Upload struct {
-	Bucket       string            `json:"bucket"`
-	Key          string            `json:"key"`
-	UploadID     string            `json:"upload_id"`
-	Initiated    time.Time         `json:"initiated"`
-	ContentType  string            `json:"content_type,omitempty"`
-	UserMeta     map[string]string `json:"user_meta,omitempty"`
-	Headers      map[string]string `json:"headers,omitempty"`
-	StorageClass string            `json:"storage_class,omitempty"`
-	Code         Code              `json:"code"`
-	BlockSize    int               `json:"block_size"`
-	Distribution []PeerID          `json:"distribution"`
-	ShardIndex   int               `json:"shard_index"`
+	Bucket       string    `json:"bucket"`
+	Key          string    `json:"key"`
+	UploadID     string    `json:"upload_id"`
+	Initiated    time.Time `json:"initiated"`
+	ContentType  string    `json:"content_type,omitempty"`
+	UserMeta     Strings   `json:"user_meta,omitempty"`
+	Headers      Strings   `json:"headers,omitempty"`
+	StorageClass string    `json:"storage_class,omitempty"`
+	Code         Code      `json:"code"`
+	BlockSize    int       `json:"block_size"`
+	Distribution []PeerID  `json:"distribution"`
+	ShardIndex   int       `json:"shard_index"`
+	// ChecksumAlgorithm and ChecksumType are the object checksum the
+	// upload was created for (x-amz-checksum-algorithm, -type: "CRC32",
+	// "COMPOSITE", ...); every part carries a checksum of that algorithm.
+	// Empty for an upload created without: its object gets S3's default,
+	// a FULL_OBJECT CRC64NVME.
+	ChecksumAlgorithm string `json:"checksum_algorithm,omitempty"`
+	ChecksumType      string `json:"checksum_type,omitempty"`
 	// Parts is filled by the peer when the upload is read back: the parts
 	// committed so far, sorted by number.
 	Parts []Part `json:"parts,omitempty"`

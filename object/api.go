@@ -4,6 +4,7 @@ import (
 	"errors"
 	"time"
 
+	"tessera/checksum"
 	"tessera/meta"
 )
 
@@ -66,6 +67,11 @@ type ObjectInfo struct {
 	Parts        int               // number of parts (1 for single PUT)
 	// PartSizes are the parts' sizes in order (GET ?partNumber=N).
 	PartSizes []int64
+	// Checksum is the object's checksum (zero for objects written before
+	// every object had one); PartChecksums are its algorithm's value for
+	// each part, in order ("" where a part has none).
+	Checksum      ChecksumInfo
+	PartChecksums []string
 }
 
 // PutOptions carry what a PUT or multipart create stores besides the bytes.
@@ -84,6 +90,11 @@ type PutOptions struct {
 	// for the race this leaves.
 	IfNoneMatch string
 	IfMatch     string
+	// ChecksumAlgorithm and ChecksumType are a multipart upload's object
+	// checksum (x-amz-checksum-algorithm, -type); the type defaults to
+	// the algorithm's DefaultType. A PUT's checksum comes from its body.
+	ChecksumAlgorithm checksum.Algorithm
+	ChecksumType      checksum.Type
 }
 
 // CopyOptions tune CopyObject.
@@ -92,6 +103,10 @@ type CopyOptions struct {
 	// (x-amz-metadata-directive: REPLACE).
 	Replace bool
 	Put     PutOptions
+	// ChecksumAlgorithm is the copy's checksum (x-amz-checksum-algorithm);
+	// "" keeps the source's algorithm, or S3's default when it has none.
+	// The copy's checksum is always computed over the bytes copied.
+	ChecksumAlgorithm checksum.Algorithm
 }
 
 // ListOptions select a page of ListObjects.
@@ -123,6 +138,8 @@ type PartInfo struct {
 	Size    int64
 	ETag    string
 	ModTime time.Time
+	// Checksums are the part's checksums (lowercase algorithm → base64).
+	Checksums map[string]string
 }
 
 // CompletePart is one entry of a CompleteMultipartUpload body.
@@ -140,6 +157,9 @@ type ListPartsResult struct {
 	IsTruncated          bool
 	NextPartNumberMarker int
 	StorageClass         string
+	// ChecksumAlgorithm and ChecksumType are the upload's ("" none).
+	ChecksumAlgorithm checksum.Algorithm
+	ChecksumType      checksum.Type
 }
 
 // ErrBadDigest: the body's MD5 differs from Content-MD5.
@@ -154,4 +174,7 @@ var (
 	ErrCopyToSelf = errors.New("copy onto itself without changing anything")
 	// ErrInvalidPartNumber: a part number outside 1..MaxPartNumber.
 	ErrInvalidPartNumber = errors.New("invalid part number")
+	// ErrInvalidChecksumConfig: a multipart checksum algorithm with a
+	// type it does not allow, or a type without an algorithm.
+	ErrInvalidChecksumConfig = errors.New("invalid checksum algorithm and type")
 )

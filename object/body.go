@@ -8,6 +8,8 @@ import (
 	"hash"
 	"io"
 	"time"
+
+	"tessera/checksum"
 )
 
 // errStalled fails a shard stream that made no progress for PeerTimeout.
@@ -28,6 +30,7 @@ type bodyReader struct {
 	eof  bool
 	err  error // sticky failure other than io.EOF
 	md5  hash.Hash
+	sums *sumTracker // nil: no checksum wanted
 }
 
 func newBodyReader(r io.Reader, size, max int64) *bodyReader {
@@ -52,6 +55,9 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
 	b.n += int64(n)
 	b.md5.Write(p[:n])
+	if b.sums != nil {
+		b.sums.Write(p[:n])
+	}
 	switch {
 	case errors.Is(err, io.EOF) && b.size >= 0 && b.n < b.size:
 		return n, b.fail(fmt.Errorf("%w: got %d of %d bytes", ErrIncompleteBody, b.n, b.size))
@@ -87,6 +93,12 @@ func (b *bodyReader) finish() error {
 func (b *bodyReader) fail(err error) error {
 	b.err = err
 	return err
+}
+
+// trackSums makes b learn the body's checksums (newSumTracker).
+func (b *bodyReader) trackSums(body io.Reader, want checksum.Algorithm) *bodyReader {
+	b.sums = newSumTracker(body, want)
+	return b
 }
 
 // sum is the MD5 of the bytes read so far.

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"io"
 	"sync"
+
+	"tessera/checksum"
+	"tessera/meta"
 )
 
 // CopyObject copies the current version of srcBucket/srcKey to
@@ -32,7 +35,7 @@ func (l *Layer) copyObject(ctx context.Context, srcBucket, srcKey, dstBucket, ds
 	if src.Size > MaxPutSize {
 		return ObjectInfo{}, fmt.Errorf("%w: source is %d bytes", ErrEntityTooLarge, src.Size)
 	}
-	p := putReq{bucket: dstBucket, key: dstKey, size: src.Size}
+	p := putReq{bucket: dstBucket, key: dstKey, size: src.Size, sum: copyChecksum(opts, src)}
 	if opts.Replace {
 		p.opts = opts.Put
 		p.opts.ContentMD5 = nil
@@ -51,6 +54,18 @@ func (l *Layer) copyObject(ctx context.Context, srcBucket, srcKey, dstBucket, ds
 		}
 	}
 	return l.pipeCopy(ctx, v, p)
+}
+
+// copyChecksum is the algorithm of a copy's checksum: the one asked for,
+// else the source's, else S3's default.
+func copyChecksum(opts CopyOptions, src *meta.Object) checksum.Algorithm {
+	if opts.ChecksumAlgorithm != "" {
+		return opts.ChecksumAlgorithm
+	}
+	if a := storedChecksum(src.Headers).Algorithm; a != "" {
+		return a
+	}
+	return checksum.Default
 }
 
 // pipeCopy runs the source read and the destination write concurrently

@@ -8,6 +8,7 @@ import (
 	"io"
 	"time"
 
+	"tessera/checksum"
 	"tessera/erasure"
 	"tessera/meta"
 )
@@ -59,19 +60,35 @@ func clampRange(size, off, length int64) (int64, int64, error) {
 }
 
 func (l *Layer) infoOf(o *meta.Object) ObjectInfo {
+	sum := storedChecksum(o.Headers)
 	return ObjectInfo{
-		Bucket:       o.Bucket,
-		Key:          o.Key,
-		Size:         o.Size,
-		ETag:         o.ETag,
-		ModTime:      o.ModTime,
-		ContentType:  o.ContentType,
-		UserMeta:     o.UserMeta,
-		Headers:      o.Headers,
-		StorageClass: classOrStandard(o.StorageClass),
-		Parts:        max(len(o.Parts), 1),
-		PartSizes:    partSizes(o),
+		Bucket:        o.Bucket,
+		Key:           o.Key,
+		Size:          o.Size,
+		ETag:          o.ETag,
+		ModTime:       o.ModTime,
+		ContentType:   o.ContentType,
+		UserMeta:      o.UserMeta,
+		Headers:       o.Headers,
+		StorageClass:  classOrStandard(o.StorageClass),
+		Parts:         max(len(o.Parts), 1),
+		PartSizes:     partSizes(o),
+		Checksum:      sum,
+		PartChecksums: partSums(o, sum.Algorithm),
 	}
+}
+
+// partSums is each part's checksum of algorithm alg.
+func partSums(o *meta.Object, alg checksum.Algorithm) []string {
+	if alg == "" {
+		return nil
+	}
+	parts := partsOf(o)
+	out := make([]string, len(parts))
+	for i, p := range parts {
+		out[i] = p.Checksums[alg.Lower()]
+	}
+	return out
 }
 
 // partsOf lists an object's erasure streams; records always carry them,

@@ -39,10 +39,18 @@ func (l *Layer) newMultipart(ctx context.Context, bucket, key string, opts PutOp
 	if err != nil {
 		return "", fmt.Errorf("placement: %w", err)
 	}
+	alg, typ := opts.ChecksumAlgorithm, opts.ChecksumType
+	if alg != "" && typ == "" {
+		typ = alg.DefaultType()
+	}
+	if alg != "" && !alg.Allows(typ) || alg == "" && typ != "" {
+		return "", fmt.Errorf("%w: checksum %q with type %q", ErrInvalidChecksumConfig, alg, typ)
+	}
 	u := meta.Upload{
 		Bucket: bucket, Key: key, UploadID: rand.Text(), Initiated: l.cfg.Now().UTC(),
 		ContentType: opts.ContentType, UserMeta: opts.UserMeta, Headers: opts.Headers,
 		StorageClass: class, Code: code, BlockSize: l.cfg.BlockSize, Distribution: dist,
+		ChecksumAlgorithm: string(alg), ChecksumType: string(typ),
 	}
 	rs := fanout(ctx, l, dist, l.cfg.PeerTimeout, func(ctx context.Context, i int, c ShardClient) (struct{}, error) {
 		rec := u
@@ -62,7 +70,7 @@ func (l *Layer) PutPart(ctx context.Context, bucket, key, uploadID string, numbe
 	if err != nil {
 		return PartInfo{}, fmt.Errorf("put part %d of %s/%s: %w", number, bucket, key, err)
 	}
-	return PartInfo{Number: p.Number, Size: p.Size, ETag: p.ETag, ModTime: l.cfg.Now().UTC()}, nil
+	return PartInfo{Number: p.Number, Size: p.Size, ETag: p.ETag, ModTime: l.cfg.Now().UTC(), Checksums: p.Checksums}, nil
 }
 
 func (l *Layer) putPart(ctx context.Context, bucket, key, uploadID string, number int, r io.Reader, size int64, contentMD5 []byte) (meta.Part, error) {
@@ -81,7 +89,12 @@ func (l *Layer) putPart(ctx context.Context, bucket, key, uploadID string, numbe
 	if err != nil {
 		return meta.Part{}, err
 	}
-	body := newBodyReader(r, size, MaxPartSize)
+	declared := declaredOf(r)
+	want, err := partWants(u, declared)
+	if err != nil {
+		return meta.Part{}, err
+	}
+	body := newBodyReader(r, size, MaxPartSize).trackSums(r, want)
 	res, err := l.stage(ctx, ec, u.Distribution, body, u.Code.WriteQuorum())
 	if body.err != nil {
 		return meta.Part{}, fmt.Errorf("read body: %w", body.err)
@@ -92,7 +105,7 @@ func (l *Layer) putPart(ctx context.Context, bucket, key, uploadID string, numbe
 	if err := checkDigest(contentMD5, body.sum()); err != nil {
 		return meta.Part{}, err
 	}
-	p := meta.Part{Number: number, Size: res.size, ETag: hex.EncodeToString(body.sum()), Checksums: partChecksums(r)}
+	p := meta.Part{Number: number, Size: res.size, ETag: hex.EncodeToString(body.sum()), Checksums: body.sums.sums()}
 	rs := fanout(ctx, l, u.Distribution, l.cfg.PeerTimeout, func(ctx context.Context, i int, c ShardClient) (struct{}, error) {
 		if res.errs[i] != nil {
 			return struct{}{}, res.errs[i]
@@ -102,19 +115,20 @@ func (l *Layer) putPart(ctx context.Context, bucket, key, uploadID string, numbe
 	if err := l.settleWrite("commit part", bucket, "", meta.Stamp{}, rs, u.Code.WriteQuorum()); err != nil {
 		return meta.Part{}, err
 	}
+	p.Checksums = visiblePartSums(u, declared, p.Checksums)
 	return p, nil
 }
 
 // CompleteMultipart commits the object made of the listed parts.
-func (l *Layer) CompleteMultipart(ctx context.Context, bucket, key, uploadID string, parts []CompletePart) (ObjectInfo, error) {
-	info, err := l.completeMultipart(ctx, bucket, key, uploadID, parts)
+func (l *Layer) CompleteMultipart(ctx context.Context, bucket, key, uploadID string, parts []CompletePart, opts CompleteOptions) (ObjectInfo, error) {
+	info, err := l.completeMultipart(ctx, bucket, key, uploadID, parts, opts)
 	if err != nil {
 		return ObjectInfo{}, fmt.Errorf("complete multipart %s/%s: %w", bucket, key, err)
 	}
 	return info, nil
 }
 
-func (l *Layer) completeMultipart(ctx context.Context, bucket, key, uploadID string, parts []CompletePart) (ObjectInfo, error) {
+func (l *Layer) completeMultipart(ctx context.Context, bucket, key, uploadID string, parts []CompletePart, opts CompleteOptions) (ObjectInfo, error) {
 	if len(parts) == 0 {
 		return ObjectInfo{}, fmt.Errorf("%w: no parts", ErrInvalidPart)
 	}
@@ -131,10 +145,11 @@ func (l *Layer) completeMultipart(ctx context.Context, bucket, key, uploadID str
 	if err != nil {
 		return ObjectInfo{}, err
 	}
-	if err := checkPartChecksums(parts, chosen); err != nil {
+	sum, err := completeChecksum(v.u, parts, chosen, opts)
+	if err != nil {
 		return ObjectInfo{}, err
 	}
-	o := l.completedRecord(v.u, chosen)
+	o := l.completedRecord(v.u, chosen, sum)
 	if o.Size > MaxObjectSize {
 		return ObjectInfo{}, fmt.Errorf("%w: %d bytes", ErrEntityTooLarge, o.Size)
 	}
@@ -187,7 +202,7 @@ func (l *Layer) chooseParts(v *uploadView, want []CompletePart) ([]meta.Part, []
 }
 
 // completedRecord is the object record of a completed upload.
-func (l *Layer) completedRecord(u *meta.Upload, parts []meta.Part) *meta.Object {
+func (l *Layer) completedRecord(u *meta.Upload, parts []meta.Part, sum ChecksumInfo) *meta.Object {
 	h := md5.New()
 	var size int64
 	for _, p := range parts {
@@ -199,7 +214,7 @@ func (l *Layer) completedRecord(u *meta.Upload, parts []meta.Part) *meta.Object 
 	return &meta.Object{
 		Bucket: u.Bucket, Key: u.Key, Stamp: st, Size: size,
 		ETag:        fmt.Sprintf("%x-%d", h.Sum(nil), len(parts)),
-		ContentType: u.ContentType, UserMeta: u.UserMeta, Headers: withComposite(u.Headers, parts),
+		ContentType: u.ContentType, UserMeta: u.UserMeta, Headers: withChecksum(u.Headers, sum),
 		StorageClass: u.StorageClass, Code: u.Code, BlockSize: u.BlockSize,
 		Parts: parts, Distribution: u.Distribution, ModTime: time.Unix(0, st.Nanos).UTC(),
 	}
@@ -231,7 +246,8 @@ func (l *Layer) ListParts(ctx context.Context, bucket, key, uploadID string, mar
 	if maxParts <= 0 || maxParts > DefaultMaxKeys {
 		maxParts = DefaultMaxKeys
 	}
-	res := ListPartsResult{StorageClass: classOrStandard(v.u.StorageClass)}
+	alg, typ := uploadChecksum(v.u)
+	res := ListPartsResult{StorageClass: classOrStandard(v.u.StorageClass), ChecksumAlgorithm: alg, ChecksumType: typ}
 	for _, p := range v.parts() {
 		if p.Number <= marker {
 			continue
@@ -240,7 +256,7 @@ func (l *Layer) ListParts(ctx context.Context, bucket, key, uploadID string, mar
 			res.IsTruncated = true
 			break
 		}
-		res.Parts = append(res.Parts, PartInfo{Number: p.Number, Size: p.Size, ETag: p.ETag, ModTime: v.u.Initiated})
+		res.Parts = append(res.Parts, PartInfo{Number: p.Number, Size: p.Size, ETag: p.ETag, ModTime: v.u.Initiated, Checksums: p.Checksums})
 		res.NextPartNumberMarker = p.Number
 	}
 	return res, nil

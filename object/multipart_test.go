@@ -65,7 +65,7 @@ func TestMultipartHappyPath(t *testing.T) {
 
 	info, err := l.CompleteMultipart(ctx, testBucket, "mp", id, []CompletePart{
 		{Number: 1, ETag: md5hex(p1)}, {Number: 2, ETag: `"` + md5hex(p2) + `"`}, {Number: 3, ETag: strings.ToUpper(md5hex(p3))},
-	})
+	}, CompleteOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestMultipartCompleteSubsetOfParts(t *testing.T) {
 	putPart(t, l, "mp", id, 1, p1)
 	putPart(t, l, "mp", id, 2, p2)
 	putPart(t, l, "mp", id, 5, p3)
-	info, err := l.CompleteMultipart(context.Background(), testBucket, "mp", id, []CompletePart{{Number: 1, ETag: md5hex(p1)}, {Number: 5, ETag: md5hex(p3)}})
+	info, err := l.CompleteMultipart(context.Background(), testBucket, "mp", id, []CompletePart{{Number: 1, ETag: md5hex(p1)}, {Number: 5, ETag: md5hex(p3)}}, CompleteOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestMultipartErrors(t *testing.T) {
 		return l, fc, id
 	}
 	complete := func(l *Layer, id string, parts ...CompletePart) error {
-		_, err := l.CompleteMultipart(ctx, testBucket, "mp", id, parts)
+		_, err := l.CompleteMultipart(ctx, testBucket, "mp", id, parts, CompleteOptions{})
 		return err
 	}
 	cases := []struct {
@@ -243,7 +243,7 @@ func TestMultipartWithFaultyPeers(t *testing.T) {
 	fc.heal()
 	// Shard 0 never had the upload and shard 4 lacks part 2: the other
 	// four complete, and the object reads back.
-	if _, err := l.CompleteMultipart(ctx, testBucket, "mp", id, []CompletePart{{Number: 1, ETag: md5hex(p1)}, {Number: 2, ETag: md5hex(p2)}}); err != nil {
+	if _, err := l.CompleteMultipart(ctx, testBucket, "mp", id, []CompletePart{{Number: 1, ETag: md5hex(p1)}, {Number: 2, ETag: md5hex(p2)}}, CompleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	all := append(append([]byte(nil), p1...), p2...)

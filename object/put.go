@@ -8,6 +8,7 @@ import (
 	"io"
 	"time"
 
+	"tessera/checksum"
 	"tessera/meta"
 )
 
@@ -19,7 +20,7 @@ func (l *Layer) PutObject(ctx context.Context, bucket, key string, r io.Reader, 
 	if err != nil {
 		return ObjectInfo{}, fmt.Errorf("put %s/%s: %w", bucket, key, err)
 	}
-	return l.put(ctx, putReq{bucket: bucket, key: key, body: r, size: size, opts: opts, class: class, code: code})
+	return l.put(ctx, putReq{bucket: bucket, key: key, body: r, size: size, opts: opts, class: class, code: code, sum: checksum.Default})
 }
 
 type putReq struct {
@@ -29,6 +30,9 @@ type putReq struct {
 	opts        PutOptions
 	class       string
 	code        meta.Code
+	// sum is the algorithm of the object checksum to compute when the
+	// body declares none.
+	sum checksum.Algorithm
 }
 
 func (l *Layer) put(ctx context.Context, p putReq) (ObjectInfo, error) {
@@ -51,7 +55,11 @@ func (l *Layer) putObject(ctx context.Context, p putReq) (ObjectInfo, error) {
 		return ObjectInfo{}, fmt.Errorf("placement: %w", err)
 	}
 	o := l.newRecord(p, dist)
-	body := newBodyReader(p.body, p.size, MaxPutSize)
+	want := declaredOf(p.body)
+	if want == "" {
+		want = p.sum
+	}
+	body := newBodyReader(p.body, p.size, MaxPutSize).trackSums(p.body, want)
 	var r io.Reader = body
 	if lim := l.cfg.InlineLimit; lim >= 0 && p.size <= lim {
 		head, ended, err := readHead(body, lim+1)
@@ -84,12 +92,22 @@ func (l *Layer) newRecord(p putReq, dist []meta.PeerID) *meta.Object {
 
 // finishRecord fills what is known once the body has been read, and
 // stamps the version last so stamps follow commit order.
-func (l *Layer) finishRecord(o *meta.Object, size int64, sum []byte) {
+func (l *Layer) finishRecord(o *meta.Object, size int64, body *bodyReader) error {
+	sum, err := body.sums.object()
+	if err != nil {
+		return err
+	}
 	o.Size = size
-	o.ETag = hex.EncodeToString(sum)
-	o.Parts = []meta.Part{{Number: 1, Size: size, ETag: o.ETag}}
+	o.ETag = hex.EncodeToString(body.sum())
+	o.Headers = withChecksum(o.Headers, sum)
+	part := meta.Part{Number: 1, Size: size, ETag: o.ETag}
+	if !sum.IsZero() {
+		part.Checksums = map[string]string{sum.Algorithm.Lower(): sum.Value}
+	}
+	o.Parts = []meta.Part{part}
 	o.Stamp = l.stamp()
 	o.ModTime = time.Unix(0, o.Stamp.Nanos).UTC()
+	return nil
 }
 
 func checkDigest(want, got []byte) error {
@@ -116,7 +134,9 @@ func (l *Layer) putInline(ctx context.Context, o *meta.Object, data []byte, body
 	if err != nil {
 		return ObjectInfo{}, fmt.Errorf("encode: %w", err)
 	}
-	l.finishRecord(o, int64(len(data)), body.sum())
+	if err := l.finishRecord(o, int64(len(data)), body); err != nil {
+		return ObjectInfo{}, err
+	}
 	o.Inlined = true
 	err = l.commitObject(ctx, o, make([]error, len(o.Distribution)), func(i int, rec *meta.Object) []string {
 		rec.Inline = shards[i]
@@ -147,7 +167,9 @@ func (l *Layer) putStaged(ctx context.Context, o *meta.Object, body *bodyReader,
 	if err := l.checkPutCondition(ctx, o.Bucket, o.Key, opts); err != nil {
 		return ObjectInfo{}, err
 	}
-	l.finishRecord(o, res.size, body.sum())
+	if err := l.finishRecord(o, res.size, body); err != nil {
+		return ObjectInfo{}, err
+	}
 	err = l.commitObject(ctx, o, res.errs, func(i int, _ *meta.Object) []string {
 		return []string{res.ids[i]}
 	})

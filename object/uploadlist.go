@@ -8,11 +8,16 @@ import (
 	"strings"
 	"time"
 
+	"tessera/checksum"
 	"tessera/meta"
 )
 
 // ErrListUploadsUnsupported: the peers' clients cannot list uploads.
 var ErrListUploadsUnsupported = errors.New("peers cannot list uploads")
+
+// ErrUploadIDMarker: the upload-id-marker names no upload of the
+// key-marker's key, which does have uploads; S3 refuses such a pair.
+var ErrUploadIDMarker = errors.New("upload id marker is not an upload of the key marker")
 
 // UploadLister is the optional peer-client method ListMultipartUploads
 // needs; it is kept out of ShardClient so existing clients stay valid.
@@ -26,12 +31,17 @@ type UploadInfo struct {
 	UploadID     string
 	Initiated    time.Time
 	StorageClass string
+	// ChecksumAlgorithm and ChecksumType are the upload's ("" none).
+	ChecksumAlgorithm checksum.Algorithm
+	ChecksumType      checksum.Type
 }
 
 // ListUploadsOptions select a page of ListMultipartUploads.
 type ListUploadsOptions struct {
 	Prefix, Delimiter string
-	// KeyMarker and UploadIDMarker: return uploads after this pair.
+	// KeyMarker alone: list keys after it. With UploadIDMarker: list the
+	// key's uploads that follow that one, then the later keys.
+	// UploadIDMarker without KeyMarker is ignored, as S3 ignores it.
 	KeyMarker, UploadIDMarker string
 	MaxUploads                int
 }
@@ -85,57 +95,102 @@ func (l *Layer) ListUploads(ctx context.Context, bucket string, opts ListUploads
 	var all []UploadInfo
 	for _, s := range byID {
 		if s.count >= max(1, s.u.Code.K) {
+			alg, typ := uploadChecksum(&s.u)
 			all = append(all, UploadInfo{Key: s.u.Key, UploadID: s.u.UploadID, Initiated: s.u.Initiated,
-				StorageClass: classOrStandard(s.u.StorageClass)})
+				StorageClass: classOrStandard(s.u.StorageClass), ChecksumAlgorithm: alg, ChecksumType: typ})
 		}
 	}
-	sort.Slice(all, func(i, j int) bool {
-		if all[i].Key != all[j].Key {
-			return all[i].Key < all[j].Key
-		}
-		return all[i].UploadID < all[j].UploadID
-	})
-	return pageUploads(all, opts), nil
+	sortUploads(all)
+	start, err := uploadsStart(all, opts)
+	if err != nil {
+		return ListUploadsResult{}, fmt.Errorf("list uploads %s: %w", bucket, err)
+	}
+	return pageUploads(all[start:], opts), nil
 }
 
-func pageUploads(all []UploadInfo, opts ListUploadsOptions) ListUploadsResult {
+// sortUploads puts uploads in S3's order: by key, and a key's uploads by
+// initiation time (the ID breaks ties, so the order is total and pages
+// never skip or repeat an upload).
+func sortUploads(all []UploadInfo) {
+	sort.Slice(all, func(i, j int) bool {
+		a, b := all[i], all[j]
+		if a.Key != b.Key {
+			return a.Key < b.Key
+		}
+		if !a.Initiated.Equal(b.Initiated) {
+			return a.Initiated.Before(b.Initiated)
+		}
+		return a.UploadID < b.UploadID
+	})
+}
+
+// uploadsStart finds where a page begins in the sorted uploads: after
+// every key up to KeyMarker, or, with an UploadIDMarker, just after that
+// upload of KeyMarker. A marker upload that is gone while its key still
+// has uploads cannot be placed, and is ErrUploadIDMarker; when the key has
+// no uploads left the listing goes on with the keys after it.
+func uploadsStart(all []UploadInfo, opts ListUploadsOptions) (int, error) {
+	if opts.KeyMarker == "" {
+		return 0, nil
+	}
+	first := sort.Search(len(all), func(i int) bool { return all[i].Key >= opts.KeyMarker })
+	end := first
+	for end < len(all) && all[end].Key == opts.KeyMarker {
+		end++
+	}
+	if opts.UploadIDMarker == "" || first == end {
+		return end, nil
+	}
+	for i := first; i < end; i++ {
+		if all[i].UploadID == opts.UploadIDMarker {
+			return i + 1, nil
+		}
+	}
+	return 0, ErrUploadIDMarker
+}
+
+// pageUploads takes one page from uploads, which start where the page
+// does. With a delimiter, keys that continue past it fold into one common
+// prefix, listed once and never again on a later page (a prefix up to the
+// key marker was listed before).
+func pageUploads(uploads []UploadInfo, opts ListUploadsOptions) ListUploadsResult {
 	limit := opts.MaxUploads
 	if limit <= 0 || limit > DefaultMaxKeys {
 		limit = DefaultMaxKeys
 	}
 	var out ListUploadsResult
 	lastPrefix := ""
-	for _, u := range all {
-		if opts.KeyMarker != "" && (u.Key < opts.KeyMarker || (u.Key == opts.KeyMarker &&
-			(opts.UploadIDMarker == "" || u.UploadID <= opts.UploadIDMarker))) {
+	for _, u := range uploads {
+		p := commonUploadPrefix(u.Key, opts)
+		if p != "" && (p == lastPrefix || (opts.KeyMarker != "" && p <= opts.KeyMarker)) {
 			continue
-		}
-		if opts.Delimiter != "" {
-			rest := strings.TrimPrefix(u.Key, opts.Prefix)
-			if i := strings.Index(rest, opts.Delimiter); i >= 0 {
-				p := opts.Prefix + rest[:i+len(opts.Delimiter)]
-				if p == lastPrefix || (opts.KeyMarker != "" && p <= opts.KeyMarker) {
-					continue
-				}
-				if len(out.Uploads)+len(out.Prefixes) == limit {
-					out.IsTruncated = true
-					break
-				}
-				out.Prefixes = append(out.Prefixes, p)
-				lastPrefix = p
-				out.NextKeyMarker, out.NextUploadIDMarker = p, ""
-				continue
-			}
 		}
 		if len(out.Uploads)+len(out.Prefixes) == limit {
 			out.IsTruncated = true
-			break
+			return out
+		}
+		if p != "" {
+			out.Prefixes = append(out.Prefixes, p)
+			lastPrefix = p
+			out.NextKeyMarker, out.NextUploadIDMarker = p, ""
+			continue
 		}
 		out.Uploads = append(out.Uploads, u)
 		out.NextKeyMarker, out.NextUploadIDMarker = u.Key, u.UploadID
 	}
-	if !out.IsTruncated {
-		out.NextKeyMarker, out.NextUploadIDMarker = "", ""
-	}
+	out.NextKeyMarker, out.NextUploadIDMarker = "", ""
 	return out
+}
+
+// commonUploadPrefix is the common prefix key folds into, or "".
+func commonUploadPrefix(key string, opts ListUploadsOptions) string {
+	if opts.Delimiter == "" || !strings.HasPrefix(key, opts.Prefix) {
+		return ""
+	}
+	rest := key[len(opts.Prefix):]
+	i := strings.Index(rest, opts.Delimiter)
+	if i < 0 {
+		return ""
+	}
+	return opts.Prefix + rest[:i+len(opts.Delimiter)]
 }

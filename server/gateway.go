@@ -162,7 +162,7 @@ func (g *Gateway) build() error {
 
 func (g *Gateway) listen() error {
 	creds := g.cfg.Credentials
-	verifier := &sigv4.Verifier{Region: g.cfg.Region, Lookup: func(ak string) (string, bool) {
+	verifier := &sigv4.Verifier{Region: g.cfg.Region, Domains: g.cfg.Domains, Lookup: func(ak string) (string, bool) {
 		return creds.SecretKey, ak == creds.AccessKey
 	}}
 	s3h, err := gateway.New(gateway.Config{Backend: g.layer, Auth: verifier, Region: g.cfg.Region, Logger: g.cfg.Logger,

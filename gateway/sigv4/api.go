@@ -4,23 +4,29 @@ import (
 	"errors"
 	"io"
 	"time"
+
+	"tessera/checksum"
 )
 
 // Errors returned by Verify and by the body readers it hands out. The
 // gateway maps each to its S3 error code (in parentheses).
 var (
-	ErrMissingAuth           = errors.New("anonymous request")                     // AccessDenied
-	ErrInvalidAccessKeyID    = errors.New("unknown access key")                    // InvalidAccessKeyId
-	ErrSignatureDoesNotMatch = errors.New("signature does not match")              // SignatureDoesNotMatch
-	ErrRequestTimeTooSkewed  = errors.New("request time too skewed")               // RequestTimeTooSkewed
-	ErrExpired               = errors.New("presigned request expired")             // AccessDenied ("Request has expired")
-	ErrMalformed             = errors.New("malformed authorization")               // AuthorizationHeaderMalformed / AuthorizationQueryParametersError
-	ErrUnsupported           = errors.New("unsupported signing scheme")            // NotImplemented
-	ErrContentSHA256Mismatch = errors.New("x-amz-content-sha256 mismatch")         // XAmzContentSHA256Mismatch
-	ErrChunk                 = errors.New("malformed aws-chunked body")            // IncompleteBody
-	ErrChecksumMismatch      = errors.New("checksum mismatch")                     // BadDigest
-	ErrInvalidChecksum       = errors.New("invalid checksum header or trailer")    // InvalidRequest
-	ErrUnsignedHeaders       = errors.New("x-amz-* header present but not signed") // AccessDenied
+	ErrMissingAuth           = errors.New("anonymous request")                      // AccessDenied
+	ErrInvalidAccessKeyID    = errors.New("unknown access key")                     // InvalidAccessKeyId
+	ErrSignatureDoesNotMatch = errors.New("signature does not match")               // SignatureDoesNotMatch
+	ErrRequestTimeTooSkewed  = errors.New("request time too skewed")                // RequestTimeTooSkewed
+	ErrExpired               = errors.New("presigned request expired")              // AccessDenied ("Request has expired")
+	ErrMalformed             = errors.New("malformed authorization header")         // AuthorizationHeaderMalformed
+	ErrMalformedQuery        = errors.New("malformed presigned query")              // AuthorizationQueryParametersError
+	ErrInvalidAuthorization  = errors.New("unreadable authorization")               // InvalidArgument
+	ErrAccessDenied          = errors.New("access denied")                          // AccessDenied (bad date, V2 query, not yet valid)
+	ErrMissingHeader         = errors.New("missing required header")                // InvalidRequest
+	ErrUnsupported           = errors.New("unsupported signing scheme")             // NotImplemented
+	ErrContentSHA256Mismatch = errors.New("x-amz-content-sha256 mismatch")          // XAmzContentSHA256Mismatch
+	ErrChunk                 = errors.New("malformed aws-chunked body")             // IncompleteBody
+	ErrChecksumMismatch      = errors.New("checksum mismatch")                      // BadDigest
+	ErrInvalidChecksum       = errors.New("invalid checksum header or trailer")     // InvalidRequest
+	ErrUnsignedHeaders       = errors.New("required header present but not signed") // AccessDenied
 )
 
 // Verifier authenticates S3 requests signed with AWS Signature Version 4:
@@ -36,6 +42,10 @@ type Verifier struct {
 	Now func() time.Time
 	// MaxSkew defaults to 15 minutes, as AWS.
 	MaxSkew time.Duration
+	// Domains are the hosts under which requests are virtual-hosted
+	// (Host BUCKET.DOMAIN): a Signature Version 2 string to sign then
+	// starts its resource with /BUCKET. Empty means path style only.
+	Domains []string
 }
 
 // Result is an authenticated request.
@@ -51,4 +61,8 @@ type Result struct {
 	// lowercase, e.g. "crc32c" → base64 value), from headers or trailers,
 	// available once Body has returned io.EOF.
 	Checksums map[string]string
+	// Declared is the algorithm of the body checksum the request carries
+	// in a header or names in x-amz-trailer, known before Body is read;
+	// "" when it carries none.
+	Declared checksum.Algorithm
 }

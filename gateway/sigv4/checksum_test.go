@@ -4,13 +4,18 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/binary"
+	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
+
+	"tessera/checksum"
 )
 
-// Published check values: "abc" for the CRCs and SHAs (RFC 3720 / FIPS 180
-// vectors), and CRC-64/NVME's catalogue check value over "123456789".
+// Published check values: "abc" for the CRCs, SHAs, MD5 and xxHashes
+// (RFC 3720, FIPS 180, RFC 1321 and xxHash's reference vectors), and
+// CRC-64/NVME's catalogue check value over "123456789".
 var checksumVectors = []struct {
 	alg, input, b64 string
 }{
@@ -18,6 +23,11 @@ var checksumVectors = []struct {
 	{"crc32c", "abc", "Nks/tw=="},
 	{"sha1", "abc", "qZk+NkcGgWq6PiVxeFDCbJzQ2J0="},
 	{"sha256", "abc", "ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0="},
+	{"md5", "abc", "kAFQmDzST7DWlj99KOF/cg=="},
+	{"sha512", "abc", "3a81oZNherrMQXNJriBBMRLm+k6JqX6iCp7u5ktV05ohkpkqJ0/BqDa6PCOj/uu9RU1EI2Q86A4qmslPpUyknw=="},
+	{"xxhash64", "abc", "RLws9a13CZk="},
+	{"xxhash3", "abc", "eK9flIkvOVA="},
+	{"xxhash128", "abc", "BrBatnM6YYV4r1+UiS85UA=="},
 	{"crc64nvme", "123456789", base64.StdEncoding.EncodeToString(binary.BigEndian.AppendUint64(nil, 0xae8b14860a799888))},
 }
 
@@ -68,16 +78,17 @@ func TestChecksumHeaderErrors(t *testing.T) {
 	cases := []struct {
 		name    string
 		headers [][2]string
+		problem ChecksumProblem
 	}{
-		{"bad base64", [][2]string{{"X-Amz-Checksum-Crc32", "!!!!"}}},
-		{"wrong length", [][2]string{{"X-Amz-Checksum-Crc32", "AAAAAAAA"}}},
-		{"unpadded", [][2]string{{"X-Amz-Checksum-Crc32", "NSRBwg"}}},
-		{"unknown algorithm", [][2]string{{"X-Amz-Checksum-Md5", "kAFQmDzST7DWlj99KOF/cg=="}}},
-		{"two checksums", [][2]string{{"X-Amz-Checksum-Crc32", crc}, {"X-Amz-Checksum-Crc32c", "Nks/tw=="}}},
-		{"repeated header", [][2]string{{"X-Amz-Checksum-Crc32", crc}, {"X-Amz-Checksum-Crc32", crc}}},
-		{"sdk algorithm mismatch", [][2]string{{"X-Amz-Checksum-Crc32", crc}, {"X-Amz-Sdk-Checksum-Algorithm", "SHA256"}}},
-		{"sdk algorithm alone", [][2]string{{"X-Amz-Sdk-Checksum-Algorithm", "CRC32"}}},
-		{"trailer without chunks", [][2]string{{"X-Amz-Trailer", "x-amz-checksum-crc32"}}},
+		{"bad base64", [][2]string{{"X-Amz-Checksum-Crc32", "!!!!"}}, InvalidChecksumValue},
+		{"empty", [][2]string{{"X-Amz-Checksum-Sha1", ""}}, InvalidChecksumValue},
+		{"wrong length", [][2]string{{"X-Amz-Checksum-Crc32", "AAAAAAAA"}}, InvalidChecksumValue},
+		{"unpadded", [][2]string{{"X-Amz-Checksum-Crc32", "NSRBwg"}}, InvalidChecksumValue},
+		{"unknown algorithm", [][2]string{{"X-Amz-Checksum-Crc16", "kAFQ"}}, UnknownChecksumHeader},
+		{"two checksums", [][2]string{{"X-Amz-Checksum-Crc32", crc}, {"X-Amz-Checksum-Crc32c", "Nks/tw=="}}, MultipleChecksums},
+		{"repeated header", [][2]string{{"X-Amz-Checksum-Crc32", crc}, {"X-Amz-Checksum-Crc32", crc}}, MultipleChecksums},
+		{"sdk algorithm mismatch", [][2]string{{"X-Amz-Checksum-Crc32", crc}, {"X-Amz-Sdk-Checksum-Algorithm", "SHA256"}}, SDKAlgorithmMismatch},
+		{"sdk algorithm alone", [][2]string{{"X-Amz-Sdk-Checksum-Algorithm", "CRC32"}}, SDKAlgorithmWithout},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -88,10 +99,20 @@ func TestChecksumHeaderErrors(t *testing.T) {
 			sdkSign(t, r, unsignedPayload, testNow, testRegion, sdkCreds)
 			_, err := newVerifier(testNow).Verify(r)
 			wantErr(t, err, ErrInvalidChecksum)
+			var ce *ChecksumError
+			if !errors.As(err, &ce) || ce.Problem != c.problem {
+				t.Fatalf("error %v, want problem %d", err, c.problem)
+			}
 		})
 	}
+	// A trailer needs an aws-chunked payload.
+	r := newRequest("PUT", "http://s3.example.com/b/k", []byte("abc"))
+	r.Header.Set("X-Amz-Trailer", "x-amz-checksum-crc32")
+	sdkSign(t, r, unsignedPayload, testNow, testRegion, sdkCreds)
+	_, err := newVerifier(testNow).Verify(r)
+	wantErr(t, err, ErrInvalidChecksum)
 	// Headers that configure checksums are not checksums.
-	r := newRequest("GET", "http://s3.example.com/b/k", nil)
+	r = newRequest("GET", "http://s3.example.com/b/k", nil)
 	r.Header.Set("X-Amz-Checksum-Mode", "ENABLED")
 	sdkSign(t, r, hexSHA256(nil), testNow, testRegion, sdkCreds)
 	if _, err := newVerifier(testNow).Verify(r); err != nil {
@@ -118,7 +139,7 @@ func withoutEnd(b []byte) string { return string(b[:len(b)-2]) }
 func TestUnsignedTrailer(t *testing.T) {
 	data := bytes.Repeat([]byte("abc"), 30000) // 90000 bytes, two chunks
 	crc := func(alg string) string {
-		c, _ := newChecksum(alg)
+		c := newChecksum(checksum.Algorithm(strings.ToUpper(alg)))
 		c.h.Write(data)
 		return base64.StdEncoding.EncodeToString(c.h.Sum(nil))
 	}
@@ -182,7 +203,7 @@ func TestTrailerDeclarationErrors(t *testing.T) {
 	}{
 		{"two trailers", streamingUnsignedTrailer, "x-amz-checksum-crc32,x-amz-checksum-sha1"},
 		{"not a checksum", streamingUnsignedTrailer, "x-amz-meta-late"},
-		{"unknown algorithm", streamingUnsignedTrailer, "x-amz-checksum-md5"},
+		{"unknown algorithm", streamingUnsignedTrailer, "x-amz-checksum-crc16"},
 		{"trailer without trailer mode", streamingSigned, "x-amz-checksum-crc32"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -200,4 +221,33 @@ func TestTrailerDeclarationErrors(t *testing.T) {
 	r.URL.RawQuery = q.Encode()
 	_, err := newVerifier(testNow).Verify(sdkPresignHash(t, r, streamingUnsignedTrailer))
 	wantErr(t, err, ErrMalformed)
+}
+
+// TestCompleteMultipartChecksumIsTheObjects: CompleteMultipartUpload's
+// x-amz-checksum-* header is the assembled object's checksum (minio-go
+// sends it with TrailingHeaders), not the checksum of the XML body.
+func TestCompleteMultipartChecksumIsTheObjects(t *testing.T) {
+	body := []byte("<CompleteMultipartUpload></CompleteMultipartUpload>")
+	r := newRequest("POST", "http://s3.example.com/b/k?uploadId=abc", body)
+	r.Header.Set("X-Amz-Checksum-Crc32c", "Nks/tw==")
+	r.Header.Set("X-Amz-Checksum-Type", "FULL_OBJECT")
+	sdkSign(t, r, hexSHA256(body), testNow, testRegion, sdkCreds)
+	res, err := newVerifier(testNow).Verify(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := readBody(res)
+	if err != nil || string(got) != string(body) || len(res.Checksums) != 0 {
+		t.Fatalf("%q %v %v", got, err, res.Checksums)
+	}
+	// Any other POST's checksum is its body's.
+	r = newRequest("POST", "http://s3.example.com/b?delete", body)
+	r.Header.Set("X-Amz-Checksum-Crc32c", "Nks/tw==")
+	sdkSign(t, r, hexSHA256(body), testNow, testRegion, sdkCreds)
+	if res, err = newVerifier(testNow).Verify(r); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readBody(res); !errors.Is(err, ErrChecksumMismatch) {
+		t.Fatalf("body checksum not checked: %v", err)
+	}
 }

@@ -52,11 +52,11 @@ func (s *chunkSigner) verify(kind string, sum, declared []byte) bool {
 
 // chunkConfig describes one aws-chunked stream.
 type chunkConfig struct {
-	signer      *chunkSigner // nil: unsigned chunks
-	trailer     bool         // a trailer section may follow the final chunk
-	want        int64        // x-amz-decoded-content-length, or -1
-	ck          *checksum    // nil: no checksum to verify
-	ckInTrailer bool         // ck's value arrives in the trailer
+	signer      *chunkSigner  // nil: unsigned chunks
+	trailer     bool          // a trailer section may follow the final chunk
+	want        int64         // x-amz-decoded-content-length, or -1
+	ck          *bodyChecksum // nil: no checksum to verify
+	ckInTrailer bool          // ck's value arrives in the trailer
 	out         map[string]string
 }
 
@@ -214,7 +214,7 @@ func (c *chunkedReader) finish() error {
 		if err := c.ck.verify(); err != nil {
 			return err
 		}
-		c.out[c.ck.alg] = c.ck.want
+		c.out[c.ck.alg.Lower()] = c.ck.want
 	}
 	return io.EOF
 }

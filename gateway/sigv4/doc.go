@@ -12,9 +12,14 @@
 //
 // It also accepts the legacy Signature Version 2 (HMAC-SHA1) in its header
 // form ("Authorization: AWS key:signature") and its presigned query form
-// (AWSAccessKeyId, Expires, Signature), path style only, with an unsigned
-// payload; and VerifyPolicy checks the V4 or V2 signature of a browser
-// POST upload's policy document.
+// (AWSAccessKeyId, Expires, Signature), path style and virtual-hosted
+// (Verifier.Domains), with an unsigned payload; and VerifyPolicy checks
+// the V4 or V2 signature of a browser POST upload's policy document.
+//
+// Failures are S3's: each error wraps a sentinel that picks the S3 code,
+// and most are an *Error with S3's message and the elements clients act
+// on (<Region> when a request was signed for another region, so s3cmd and
+// the SDKs re-sign; <HeadersNotSigned>).
 //
 // Contract and invariants:
 //
@@ -40,6 +45,7 @@
 //
 // All errors wrap one of the sentinels in api.go, which the gateway maps to
 // S3 error codes. The package starts no goroutines and imports no other
-// package of this module. A Verifier is safe for concurrent use; a Result's
-// Body is not.
+// package of this module except the pure checksum package, which names
+// the algorithms. A Verifier is safe for concurrent use; a Result's Body
+// is not.
 package sigv4

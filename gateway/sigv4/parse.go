@@ -1,6 +1,7 @@
 package sigv4
 
 import (
+	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"strconv"
@@ -37,18 +38,22 @@ func malformed(format string, args ...any) error {
 
 // parseAuthorization parses an AWS4-HMAC-SHA256 Authorization header. Its
 // three fields may come in any order, separated by commas and optional
-// spaces, each exactly once.
+// spaces, each exactly once. Errors carry the header form's S3 messages.
 func parseAuthorization(h string) (authorization, error) {
 	var a authorization
 	scheme, rest, _ := strings.Cut(h, " ")
 	if scheme != algorithm {
-		return a, fmt.Errorf("%w: authorization scheme %.32q", ErrUnsupported, scheme)
+		if strings.HasPrefix(scheme, "AWS4-ECDSA-") {
+			return a, fmt.Errorf("%w: authorization scheme %.32q", ErrUnsupported, scheme)
+		}
+		return a, newError(ErrInvalidAuthorization, "Unsupported Authorization Type")
 	}
 	seen := map[string]bool{}
 	for _, f := range strings.Split(rest, ",") {
-		k, v, ok := strings.Cut(strings.TrimSpace(f), "=")
+		f = strings.TrimSpace(f)
+		k, v, ok := strings.Cut(f, "=")
 		if !ok || seen[k] {
-			return a, malformed("authorization field %.64q", f)
+			return a, headerMalformed(fmt.Sprintf("the authorization component %q is malformed.", clip(f, 128)))
 		}
 		seen[k] = true
 		var err error
@@ -60,55 +65,66 @@ func parseAuthorization(h string) (authorization, error) {
 		case "Signature":
 			a.signature, err = parseSignature(v)
 		default:
-			err = malformed("unknown authorization field %.64q", k)
+			err = headerMalformed(fmt.Sprintf("the authorization component %q is malformed.", clip(f, 128)))
 		}
 		if err != nil {
-			return a, err
+			return a, asHeaderError(err)
 		}
 	}
 	if len(seen) != 3 {
-		return a, malformed("authorization needs Credential, SignedHeaders and Signature")
+		return a, headerMalformed("the authorization header requires three components: Credential, SignedHeaders, and Signature.")
 	}
 	return a, nil
 }
 
+// parseCredential parses AK/YYYYMMDD/REGION/s3/aws4_request; the access
+// key may itself contain slashes. The region is checked by the caller,
+// which knows the form's message.
 func parseCredential(v string) (credential, error) {
 	var c credential
 	parts := strings.Split(v, "/")
 	n := len(parts)
 	if n < 5 {
-		return c, malformed("credential %.128q", v)
+		return c, errCredentialMalformed()
 	}
 	c.accessKey = strings.Join(parts[:n-4], "/")
 	c.date, c.region = parts[n-4], parts[n-3]
 	if c.accessKey == "" || c.region == "" {
-		return c, malformed("credential %.128q", v)
+		return c, errCredentialMalformed()
 	}
 	if _, err := time.Parse(scopeDate, c.date); err != nil || len(c.date) != 8 {
-		return c, malformed("credential date %.16q", c.date)
+		return c, credentialError(`incorrect date format %q. This date in the credential must be in the format "yyyyMMdd".`, clip(c.date, 16))
 	}
-	if parts[n-2] != service || parts[n-1] != terminator {
-		return c, malformed("credential scope %.128q is not for s3", v)
+	if parts[n-2] != service {
+		return c, credentialError(`incorrect service %q. This endpoint belongs to "s3".`, clip(parts[n-2], 32))
+	}
+	if parts[n-1] != terminator {
+		return c, credentialError(`incorrect terminal %q. This endpoint uses "aws4_request".`, clip(parts[n-1], 32))
 	}
 	return c, nil
 }
 
 // parseSignedHeaders wants lower-case header names, each once; the list
 // is used verbatim in the canonical request, as the client signed it.
+// Host must be among them: S3 refuses a signature that does not bind the
+// request to its endpoint.
 func parseSignedHeaders(v string) ([]string, error) {
 	if v == "" {
-		return nil, malformed("empty SignedHeaders")
+		return nil, &formError{header: "missing SignedHeaders.", query: "X-Amz-SignedHeaders is empty."}
 	}
 	names := strings.Split(v, ";")
 	seen := make(map[string]bool, len(names))
 	for _, n := range names {
 		if n == "" || seen[n] || !validHeaderName(n) {
-			return nil, malformed("signed header %.64q", n)
+			return nil, &formError{
+				header: fmt.Sprintf("the authorization component %q is malformed.", "SignedHeaders="+clip(v, 128)),
+				query:  fmt.Sprintf("X-Amz-SignedHeaders %q is malformed.", clip(v, 128)),
+			}
 		}
 		seen[n] = true
 	}
 	if !seen["host"] {
-		return nil, malformed("host is not a signed header")
+		return nil, notSigned([]string{"host"})
 	}
 	return names, nil
 }
@@ -128,20 +144,21 @@ func validHeaderName(n string) bool {
 }
 
 func parseSignature(v string) ([]byte, error) {
-	if len(v) != 64 {
-		return nil, malformed("signature length %d", len(v))
-	}
 	b, err := hex.DecodeString(v)
-	if err != nil {
-		return nil, malformed("signature is not hex")
+	if err != nil || len(b) != sha256.Size {
+		return nil, &formError{
+			header: fmt.Sprintf("the authorization component %q is malformed.", "Signature="+clip(v, 128)),
+			query:  "X-Amz-Signature must be 64 hexadecimal digits.",
+		}
 	}
 	return b, nil
 }
 
-// parseAmzDate parses the ISO 8601 basic form SigV4 signs, exactly.
+// parseAmzDate parses the ISO 8601 basic form SigV4 signs, exactly. Dates
+// before 1970 are refused, as S3 refuses them.
 func parseAmzDate(v string) (time.Time, error) {
 	t, err := time.Parse(iso8601Format, v)
-	if err != nil || t.Format(iso8601Format) != v {
+	if err != nil || t.Format(iso8601Format) != v || t.Year() < 1970 {
 		return time.Time{}, malformed("date %.32q", v)
 	}
 	return t, nil

@@ -21,7 +21,7 @@ const (
 
 // newResult picks the body reader for the payload mode the request signed.
 func newResult(r *http.Request, s *signed, key []byte, presigned bool) (*Result, error) {
-	ck, inTrailer, err := requestChecksum(r.Header)
+	ck, inTrailer, err := requestChecksum(r)
 	if err != nil {
 		return nil, err
 	}
@@ -30,6 +30,9 @@ func newResult(r *http.Request, s *signed, key []byte, presigned bool) (*Result,
 		body = http.NoBody
 	}
 	res := &Result{AccessKey: s.cred.accessKey, Size: r.ContentLength, Checksums: map[string]string{}}
+	if ck != nil {
+		res.Declared = ck.alg
+	}
 	mode := s.payloadHash
 	switch mode {
 	case streamingSigned, streamingSignedTrailer, streamingUnsignedTrailer:
@@ -60,7 +63,7 @@ func newResult(r *http.Request, s *signed, key []byte, presigned bool) (*Result,
 }
 
 // streamingBody sets res.Body to an aws-chunked decoder.
-func streamingBody(res *Result, r *http.Request, s *signed, key []byte, body io.ReadCloser, ck *checksum, inTrailer bool) error {
+func streamingBody(res *Result, r *http.Request, s *signed, key []byte, body io.ReadCloser, ck *bodyChecksum, inTrailer bool) error {
 	mode := s.payloadHash
 	if inTrailer && mode == streamingSigned {
 		return fmt.Errorf("%w: x-amz-trailer with %s", ErrInvalidChecksum, mode)
@@ -93,7 +96,7 @@ type verifyingReader struct {
 	rc   io.ReadCloser
 	sha  hash.Hash // nil: payload hash not checked
 	want []byte
-	ck   *checksum // nil: no checksum
+	ck   *bodyChecksum // nil: no checksum
 	out  map[string]string
 	err  error
 }
@@ -128,7 +131,7 @@ func (v *verifyingReader) finish() error {
 		if err := v.ck.verify(); err != nil {
 			return err
 		}
-		v.out[v.ck.alg] = v.ck.want
+		v.out[v.ck.alg.Lower()] = v.ck.want
 	}
 	return io.EOF
 }

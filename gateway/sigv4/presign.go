@@ -1,8 +1,10 @@
 package sigv4
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -20,16 +22,19 @@ func (v *Verifier) verifyPresigned(r *http.Request, q []param) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	secret, err := v.lookup(s)
+	if err := v.checkScope(s, true); err != nil {
+		return nil, err
+	}
+	secret, err := v.secret(s.cred.accessKey)
 	if err != nil {
 		return nil, err
 	}
 	now := v.now()
 	if s.t.After(now.Add(v.maxSkew())) {
-		return nil, fmt.Errorf("%w: presigned date %s is in the future", ErrRequestTimeTooSkewed, s.amzDate)
+		return nil, newError(ErrAccessDenied, "Request is not valid yet")
 	}
-	if now.After(s.t.Add(expires)) {
-		return nil, fmt.Errorf("%w: at %s", ErrExpired, s.t.Add(expires).Format(time.RFC3339))
+	if at := s.t.Add(expires); now.After(at) {
+		return nil, expired(at, now, strconv.FormatInt(int64(expires/time.Second), 10))
 	}
 	key, err := v.checkSignature(r, s, secret)
 	if err != nil {
@@ -39,44 +44,47 @@ func (v *Verifier) verifyPresigned(r *http.Request, q []param) (*Result, error) 
 }
 
 // parsePresigned reads the presign parameters; the canonical query is the
-// whole query less X-Amz-Signature.
+// whole query less X-Amz-Signature. Errors carry S3's messages for the
+// query form.
 func parsePresigned(q []param) (*signed, time.Duration, error) {
 	vals := make(map[string]string, len(presignParams))
 	for _, name := range presignParams {
-		v, err := singleParam(q, name)
-		if err != nil {
-			return nil, 0, err
+		v, n := paramValue(q, name)
+		if n == 0 {
+			return nil, 0, queryMalformed("Query-string authentication version 4 requires the X-Amz-Algorithm, X-Amz-Credential, X-Amz-Signature, X-Amz-Date, X-Amz-SignedHeaders, and X-Amz-Expires parameters.")
+		}
+		if n > 1 {
+			return nil, 0, queryMalformed("Query parameter %s appears %d times; it must appear once.", name, n)
 		}
 		vals[name] = v
 	}
 	if a := vals["X-Amz-Algorithm"]; a != algorithm {
-		if strings.HasPrefix(a, "AWS4-") {
+		if strings.HasPrefix(a, "AWS4-ECDSA-") {
 			return nil, 0, fmt.Errorf("%w: algorithm %.64q", ErrUnsupported, a)
 		}
-		return nil, 0, malformed("X-Amz-Algorithm %.64q", a)
+		return nil, 0, queryMalformed(`X-Amz-Algorithm only supports "AWS4-HMAC-SHA256"`)
 	}
-	secs, ok := parseDecimal(vals["X-Amz-Expires"])
-	if !ok || secs < 1 || secs > maxPresignExpires {
-		return nil, 0, malformed("X-Amz-Expires %.32q must be 1..%d", vals["X-Amz-Expires"], maxPresignExpires)
+	secs, err := parseExpires(vals["X-Amz-Expires"])
+	if err != nil {
+		return nil, 0, err
 	}
 	s := &signed{amzDate: vals["X-Amz-Date"], payloadHash: unsignedPayload}
-	var err error
 	if s.t, err = parseAmzDate(s.amzDate); err != nil {
-		return nil, 0, err
+		return nil, 0, queryMalformed(`X-Amz-Date must be in the ISO8601 Long Format "yyyyMMdd'T'HHmmss'Z'"`)
 	}
 	if s.cred, err = parseCredential(vals["X-Amz-Credential"]); err != nil {
-		return nil, 0, err
+		return nil, 0, asQueryError(err)
 	}
 	if s.signedHeaders, err = parseSignedHeaders(vals["X-Amz-SignedHeaders"]); err != nil {
-		return nil, 0, err
+		return nil, 0, asQueryError(err)
 	}
 	if s.signature, err = parseSignature(vals["X-Amz-Signature"]); err != nil {
-		return nil, 0, err
+		return nil, 0, asQueryError(err)
 	}
-	if hasParam(q, "X-Amz-Content-Sha256") {
-		if s.payloadHash, err = singleParam(q, "X-Amz-Content-Sha256"); err != nil {
-			return nil, 0, err
-		}
+	if v, n := paramValue(q, "X-Amz-Content-Sha256"); n > 1 {
+		return nil, 0, queryMalformed("Query parameter X-Amz-Content-Sha256 appears %d times; it must appear once.", n)
+	} else if n == 1 {
+		s.payloadHash = v
 	}
 	for _, p := range q {
 		if p.key != "X-Amz-Signature" {
@@ -86,18 +94,31 @@ func parsePresigned(q []param) (*signed, time.Duration, error) {
 	return s, time.Duration(secs) * time.Second, nil
 }
 
-// singleParam returns the one value of a query parameter; absence and
-// repetition are both malformed.
-func singleParam(q []param, key string) (string, error) {
+// parseExpires reads X-Amz-Expires: seconds, 0 to a week.
+func parseExpires(v string) (int64, error) {
+	secs, err := strconv.ParseInt(v, 10, 64)
+	switch {
+	case err != nil && !errors.Is(err, strconv.ErrRange):
+		return 0, queryMalformed("X-Amz-Expires should be a number")
+	case strings.HasPrefix(v, "-"):
+		return 0, queryMalformed("X-Amz-Expires must be non-negative")
+	case err != nil || secs > maxPresignExpires:
+		return 0, queryMalformed("X-Amz-Expires must be less than a week (in seconds); that is, the given X-Amz-Expires must be less than %d seconds", maxPresignExpires)
+	}
+	return secs, nil
+}
+
+// paramValue returns the first value of a query parameter and how many
+// times it appears.
+func paramValue(q []param, key string) (string, int) {
 	val, n := "", 0
 	for _, p := range q {
 		if p.key == key {
-			val = p.value
+			if n == 0 {
+				val = p.value
+			}
 			n++
 		}
 	}
-	if n != 1 {
-		return "", malformed("query parameter %s appears %d times", key, n)
-	}
-	return val, nil
+	return val, n
 }

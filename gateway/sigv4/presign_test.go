@@ -24,7 +24,7 @@ func TestPresignAWSExample(t *testing.T) {
 		{at.Add(24 * time.Hour), nil},
 		{at.Add(24*time.Hour + time.Second), ErrExpired},
 		{at.Add(-15 * time.Minute), nil},
-		{at.Add(-16 * time.Minute), ErrRequestTimeTooSkewed},
+		{at.Add(-16 * time.Minute), ErrAccessDenied}, // "Request is not valid yet"
 	} {
 		_, err := newVerifier(c.now).Verify(newRequest("GET", u, nil))
 		wantErr(t, err, c.want)
@@ -87,11 +87,11 @@ func TestVerifyPresignedRejects(t *testing.T) {
 	}{
 		{"control", ok, nil},
 		{"expired", func(t *testing.T) *http.Request { return signed(t, 59*time.Minute, at) }, ErrExpired},
-		{"far future", func(t *testing.T) *http.Request { return signed(t, time.Hour, testNow.Add(20*time.Minute)) }, ErrRequestTimeTooSkewed},
-		{"expires too long", func(t *testing.T) *http.Request { return signed(t, 7*24*time.Hour+time.Second, at) }, ErrMalformed},
+		{"far future", func(t *testing.T) *http.Request { return signed(t, time.Hour, testNow.Add(20*time.Minute)) }, ErrAccessDenied},
+		{"expires too long", func(t *testing.T) *http.Request { return signed(t, 7*24*time.Hour+time.Second, at) }, ErrMalformedQuery},
 		{"expires zero", func(t *testing.T) *http.Request {
 			return setQuery(ok(t), "X-Amz-Expires=7200", "X-Amz-Expires=0")
-		}, ErrMalformed},
+		}, ErrExpired},
 		{"changed query", func(t *testing.T) *http.Request {
 			return setQuery(ok(t), "versionId=3", "versionId=4")
 		}, ErrSignatureDoesNotMatch},
@@ -115,15 +115,15 @@ func TestVerifyPresignedRejects(t *testing.T) {
 			i := strings.Index(r.URL.RawQuery, "&X-Amz-Signature=")
 			r.URL.RawQuery = r.URL.RawQuery[:i]
 			return r
-		}, ErrMalformed},
+		}, ErrMalformedQuery},
 		{"duplicate signature", func(t *testing.T) *http.Request {
 			r := ok(t)
 			r.URL.RawQuery += "&X-Amz-Signature=" + strings.Repeat("0", 64)
 			return r
-		}, ErrMalformed},
+		}, ErrMalformedQuery},
 		{"other algorithm", func(t *testing.T) *http.Request {
 			return setQuery(ok(t), "X-Amz-Algorithm=AWS4-HMAC-SHA256", "X-Amz-Algorithm=HMAC")
-		}, ErrMalformed},
+		}, ErrMalformedQuery},
 		{"sigv4a", func(t *testing.T) *http.Request {
 			return setQuery(ok(t), "X-Amz-Algorithm=AWS4-HMAC-SHA256", "X-Amz-Algorithm=AWS4-ECDSA-P256-SHA256")
 		}, ErrUnsupported},
@@ -132,7 +132,7 @@ func TestVerifyPresignedRejects(t *testing.T) {
 		}, ErrInvalidAccessKeyID},
 		{"wrong region", func(t *testing.T) *http.Request {
 			return setQuery(ok(t), "%2Fus-east-1%2F", "%2Feu-west-1%2F")
-		}, ErrMalformed},
+		}, ErrMalformedQuery},
 		{"unsigned x-amz header", func(t *testing.T) *http.Request {
 			r := ok(t)
 			r.Header.Set("X-Amz-Acl", "public-read")

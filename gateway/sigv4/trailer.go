@@ -36,8 +36,8 @@ func (c *chunkedReader) readTrailer() error {
 			if sig, err = hex.DecodeString(value); err != nil || len(sig) != sha256.Size {
 				return c.chunkErr("trailer signature %.80q", value)
 			}
-		case c.ckInTrailer && !gotCk && name == checksumPrefix+c.ck.alg:
-			if err := c.ck.setWant(value); err != nil {
+		case c.ckInTrailer && !gotCk && name == c.ck.alg.Header():
+			if err := c.ck.setWant(value, InvalidTrailerValue); err != nil {
 				return err
 			}
 			gotCk = true
@@ -47,7 +47,7 @@ func (c *chunkedReader) readTrailer() error {
 		}
 	}
 	if c.ckInTrailer && !gotCk {
-		return c.chunkErr("declared trailer %s%s missing", checksumPrefix, c.ck.alg)
+		return c.chunkErr("declared trailer %s missing", c.ck.alg.Header())
 	}
 	if c.signer == nil || !c.trailer {
 		return nil

@@ -4,6 +4,7 @@ import (
 	"crypto/hmac"
 	"fmt"
 	"net/http"
+	"sort"
 	"strings"
 	"time"
 )
@@ -22,7 +23,7 @@ type signed struct {
 // Verify authenticates r and returns the body to read in its place. It
 // reads only the request line and headers; payload checks happen as
 // Result.Body is read (see the package doc). Errors wrap the sentinels of
-// api.go.
+// api.go; most are an *Error carrying S3's message.
 func (v *Verifier) Verify(r *http.Request) (*Result, error) {
 	auth := r.Header.Values("Authorization")
 	q := parseQuery(r.URL.RawQuery)
@@ -30,22 +31,25 @@ func (v *Verifier) Verify(r *http.Request) (*Result, error) {
 		hasParam(q, "X-Amz-Signature")
 	switch {
 	case len(auth) > 1:
-		return nil, malformed("more than one Authorization header")
-	case len(auth) == 1 && presigned:
-		return nil, malformed("both an Authorization header and a presigned query")
+		return nil, newError(ErrInvalidAuthorization, "Only one Authorization header may be specified.")
+	case len(auth) == 1 && (presigned || hasParam(q, "Signature")):
+		return nil, newError(ErrInvalidAuthorization, "Only one auth mechanism allowed; only the X-Amz-Algorithm query parameter, Signature query string parameter or the Authorization header should be specified")
 	case len(auth) == 1:
 		return v.verifyHeader(r, auth[0], q)
 	case presigned:
 		return v.verifyPresigned(r, q)
-	case hasParam(q, "AWSAccessKeyId") || hasParam(q, "Signature"):
-		return v.verifyV2Query(r)
+	case hasParam(q, "AWSAccessKeyId") || hasParam(q, "Signature") || hasParam(q, "Expires"):
+		return v.verifyV2Query(r, q)
 	}
 	return nil, ErrMissingAuth
 }
 
 func (v *Verifier) verifyHeader(r *http.Request, h string, q []param) (*Result, error) {
-	if strings.HasPrefix(h, "AWS ") {
+	if h == "AWS" || strings.HasPrefix(h, "AWS ") {
 		return v.verifyV2Header(r, h)
+	}
+	if h == "" {
+		return nil, ErrMissingAuth
 	}
 	a, err := parseAuthorization(h)
 	if err != nil {
@@ -53,14 +57,17 @@ func (v *Verifier) verifyHeader(r *http.Request, h string, q []param) (*Result, 
 	}
 	payload := r.Header.Get("X-Amz-Content-Sha256")
 	if payload == "" {
-		return nil, malformed("missing x-amz-content-sha256")
+		return nil, newError(ErrMissingHeader, "Missing required header for this request: x-amz-content-sha256")
 	}
 	amzDate, t, err := requestDate(r)
 	if err != nil {
 		return nil, err
 	}
 	s := &signed{authorization: a, amzDate: amzDate, t: t, query: q, payloadHash: payload}
-	secret, err := v.lookup(s)
+	if err := v.checkScope(s, false); err != nil {
+		return nil, err
+	}
+	secret, err := v.secret(s.cred.accessKey)
 	if err != nil {
 		return nil, err
 	}
@@ -74,38 +81,60 @@ func (v *Verifier) verifyHeader(r *http.Request, h string, q []param) (*Result, 
 	return newResult(r, s, key, false)
 }
 
-// requestDate reads x-amz-date, or failing that the Date header.
+// requestDate reads x-amz-date, or failing that the Date header, in any
+// form S3 accepts there; the timestamp the string to sign carries is then
+// the ISO 8601 basic form of that time.
 func requestDate(r *http.Request) (string, time.Time, error) {
-	if d := r.Header.Get("X-Amz-Date"); d != "" {
+	if d, ok := headerValue(r, "X-Amz-Date"); ok {
 		t, err := parseAmzDate(d)
-		return d, t, err
+		if err != nil {
+			return "", time.Time{}, invalidDate()
+		}
+		return d, t, nil
 	}
 	if d := r.Header.Get("Date"); d != "" {
-		t, err := http.ParseTime(d)
+		t, err := parseHTTPDate(d)
 		if err != nil {
-			return "", time.Time{}, malformed("Date header %.64q", d)
+			return "", time.Time{}, invalidDate()
 		}
 		t = t.UTC()
 		return t.Format(iso8601Format), t, nil
 	}
-	return "", time.Time{}, malformed("no x-amz-date or Date header")
+	return "", time.Time{}, invalidDate()
 }
 
-// lookup checks the credential scope against the Verifier and finds the
-// secret key.
-func (v *Verifier) lookup(s *signed) (string, error) {
+// headerValue is r.Header.Get that tells an empty header from a missing one.
+func headerValue(r *http.Request, name string) (string, bool) {
+	vs := r.Header.Values(name)
+	if len(vs) == 0 {
+		return "", false
+	}
+	return vs[0], true
+}
+
+// checkScope checks the credential scope against the Verifier: the
+// region it serves and the request's own date.
+func (v *Verifier) checkScope(s *signed, query bool) error {
 	if v.Region != "" && s.cred.region != v.Region {
-		return "", malformed("region %.64q is wrong; expecting %q", s.cred.region, v.Region)
+		return wrongRegion(s.cred.region, v.Region, query)
 	}
 	if s.cred.date != s.t.UTC().Format(scopeDate) {
-		return "", malformed("credential date %s does not match request date %s", s.cred.date, s.amzDate)
+		if query {
+			return queryMalformed("Invalid credential date %q. This date is not the same as X-Amz-Date: %q.", s.cred.date, s.t.UTC().Format(scopeDate))
+		}
+		return headerMalformed("Invalid credential date. Date is not the same as X-Amz-Date.")
 	}
+	return nil
+}
+
+// secret finds the secret key of an access key.
+func (v *Verifier) secret(accessKey string) (string, error) {
 	if v.Lookup == nil {
 		return "", ErrInvalidAccessKeyID
 	}
-	secret, ok := v.Lookup(s.cred.accessKey)
+	secret, ok := v.Lookup(accessKey)
 	if !ok {
-		return "", fmt.Errorf("%w: %.128q", ErrInvalidAccessKeyID, s.cred.accessKey)
+		return "", fmt.Errorf("%w: %.128q", ErrInvalidAccessKeyID, accessKey)
 	}
 	return secret, nil
 }
@@ -125,27 +154,28 @@ func (v *Verifier) checkSignature(r *http.Request, s *signed, secret string) ([]
 	return key, nil
 }
 
-// checkUnsignedHeaders refuses x-amz-* headers left out of the signature:
-// S3 gives them meaning (metadata, ACLs, checksums), so an intermediary
-// must not be able to add them.
+// checkUnsignedHeaders refuses required headers left out of the
+// signature: x-amz-content-sha256 and x-amz-date (which the signature
+// must bind) and every other x-amz-* header, to which S3 gives meaning
+// (metadata, ACLs, checksums) that an intermediary must not be able to
+// add. Host is enforced by parseSignedHeaders.
 func checkUnsignedHeaders(r *http.Request, names []string) error {
+	signed := make(map[string]bool, len(names))
+	for _, n := range names {
+		signed[n] = true
+	}
+	var missing []string
 	for k := range r.Header {
 		lk := strings.ToLower(k)
-		if !strings.HasPrefix(lk, "x-amz-") {
-			continue
-		}
-		found := false
-		for _, n := range names {
-			if n == lk {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return fmt.Errorf("%w: %s", ErrUnsignedHeaders, lk)
+		if strings.HasPrefix(lk, "x-amz-") && !signed[lk] {
+			missing = append(missing, lk)
 		}
 	}
-	return nil
+	if len(missing) == 0 {
+		return nil
+	}
+	sort.Strings(missing)
+	return notSigned(missing)
 }
 
 func (v *Verifier) now() time.Time {

@@ -204,7 +204,7 @@ func TestVerifyRejects(t *testing.T) {
 			r := ok(t)
 			r.Header.Del("X-Amz-Content-Sha256")
 			return r
-		}, ErrMalformed, nil},
+		}, ErrMissingHeader, nil},
 		{"bad content sha256", func(t *testing.T) *http.Request {
 			r := newRequest("GET", "http://s3.example.com/b/k", nil)
 			sdkSign(t, r, "not-a-hash", testNow, testRegion, sdkCreds)
@@ -222,7 +222,7 @@ func TestVerifyRejects(t *testing.T) {
 			r := newRequest("GET", "http://s3.example.com/b/k", nil)
 			r.Header.Set("Authorization", "AWS "+testAK+":frJIUN8DYpKDtOLCwo//yllqDzg=")
 			return r
-		}, ErrMalformed, nil},
+		}, ErrAccessDenied, nil},
 		{"sigv2 query expired", func(t *testing.T) *http.Request {
 			return newRequest("GET", "http://s3.example.com/b/k?AWSAccessKeyId=AK&Expires=1&Signature=x", nil)
 		}, ErrExpired, nil},
@@ -236,12 +236,12 @@ func TestVerifyRejects(t *testing.T) {
 			a := r.Header.Get("Authorization")
 			r.Header.Set("Authorization", strings.Replace(a, "host;", "", 1))
 			return r
-		}, ErrMalformed, nil},
+		}, ErrUnsignedHeaders, nil},
 		{"two auth mechanisms", func(t *testing.T) *http.Request {
 			r := ok(t)
 			r.URL.RawQuery = "X-Amz-Algorithm=AWS4-HMAC-SHA256"
 			return r
-		}, ErrMalformed, nil},
+		}, ErrInvalidAuthorization, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -225,6 +226,7 @@ func TestMultipartChecksumTypes(t *testing.T) {
 		if apiCode(err) != "NoSuchUpload" {
 			t.Fatalf("list parts of a missing upload: %v %v", lp, err)
 		}
+		checkAttributes(t, ac, key, tc.typ, tc.want(), parts)
 		for i, p := range parts {
 			g, err := ac.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("types"), Key: aws.String(key),
 				PartNumber: aws.Int32(int32(i + 1)), ChecksumMode: types.ChecksumModeEnabled})
@@ -241,5 +243,41 @@ func TestMultipartChecksumTypes(t *testing.T) {
 				t.Fatalf("%s part %d checksums: sha256 %v crc64nvme %v", key, i+1, g.ChecksumSHA256, g.ChecksumCRC64NVME)
 			}
 		}
+	}
+}
+
+// checkAttributes reads a multipart object's attributes: its checksum
+// (a composite without its "-N", as S3 gives it here) and its parts, two
+// pages of them, each COMPOSITE part with its own checksum.
+func checkAttributes(t *testing.T, ac *s3.Client, key string, typ types.ChecksumType, sum string, parts [][]byte) {
+	t.Helper()
+	ctx := context.Background()
+	in := &s3.GetObjectAttributesInput{Bucket: aws.String("types"), Key: aws.String(key), MaxParts: aws.Int32(2),
+		ObjectAttributes: []types.ObjectAttributes{types.ObjectAttributesChecksum, types.ObjectAttributesObjectParts,
+			types.ObjectAttributesObjectSize, types.ObjectAttributesEtag}}
+	a, err := ac.GetObjectAttributes(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, _ := strings.Cut(sum, "-")
+	got := aws.ToString(a.Checksum.ChecksumCRC64NVME) + aws.ToString(a.Checksum.ChecksumSHA256)
+	if got != want || a.Checksum.ChecksumType != typ || aws.ToInt64(a.ObjectSize) != int64(len(bytes.Join(parts, nil))) {
+		t.Fatalf("%s attributes: checksum %q %q size %d", key, got, a.Checksum.ChecksumType, aws.ToInt64(a.ObjectSize))
+	}
+	op := a.ObjectParts
+	if aws.ToInt32(op.TotalPartsCount) != int32(len(parts)) || !aws.ToBool(op.IsTruncated) || len(op.Parts) != 2 {
+		t.Fatalf("%s first page of parts: %+v", key, op)
+	}
+	in.PartNumberMarker = op.NextPartNumberMarker
+	a, err = ac.GetObjectAttributes(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := a.ObjectParts.Parts
+	if len(last) != 1 || aws.ToInt32(last[0].PartNumber) != 3 || aws.ToInt64(last[0].Size) != int64(len(parts[2])) {
+		t.Fatalf("%s second page of parts: %+v", key, a.ObjectParts)
+	}
+	if s := aws.ToString(last[0].ChecksumSHA256); (typ == types.ChecksumTypeComposite) != (s == checksum.SHA256.Sum(parts[2])) {
+		t.Fatalf("%s part 3 checksum %q", key, s)
 	}
 }

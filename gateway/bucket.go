@@ -3,6 +3,7 @@ package gateway
 import (
 	"bytes"
 	"encoding/xml"
+	"errors"
 	"net/http"
 	"strings"
 
@@ -89,12 +90,21 @@ func (g *gateway) createBucket(w http.ResponseWriter, r *http.Request) error {
 	if err := parseCreateBucketConfig(body, g.region); err != nil {
 		return err
 	}
-	if err := g.be.MakeBucket(r.Context(), bucket); err != nil {
+	if err := g.be.MakeBucket(r.Context(), bucket); err != nil && !g.ownedIsOK(err) {
 		return err
 	}
 	w.Header().Set("Location", "/"+bucket)
 	w.WriteHeader(http.StatusOK)
 	return nil
+}
+
+// ownedIsOK reports whether a CreateBucket that failed with err succeeds
+// anyway: S3 answers re-creating a bucket you own with 200 in us-east-1,
+// for legacy compatibility, and with BucketAlreadyOwnedByYou elsewhere.
+// Every bucket here belongs to the one key, so every existing bucket is
+// owned.
+func (g *gateway) ownedIsOK(err error) bool {
+	return g.region == DefaultRegion && errors.Is(err, object.ErrBucketExists)
 }
 
 func (g *gateway) headBucket(w http.ResponseWriter, r *http.Request) error {

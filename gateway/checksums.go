@@ -207,8 +207,8 @@ func parsePartChecksums(c checksumsXML) (map[string]string, error) {
 			}
 		}
 	}
-	return nil, withElements(apiErrf(errInvalidArgument, "Invalid Base64 or multiple checksums present in request"),
-		"ArgumentName", "Checksum", "ArgumentValue", bad)
+	return nil, withFields(apiErrf(errInvalidArgument, "Invalid Base64 or multiple checksums present in request"),
+		errorField{"ArgumentName", "Checksum"}, errorField{"ArgumentValue", bad})
 }
 
 func invalidHeaderValue(name string) error {

@@ -6,28 +6,6 @@ import (
 	"time"
 )
 
-func FuzzParseTagQuery(f *testing.F) {
-	for _, s := range []string{"", "a=1&b=2", "a=1&a=2", "=", "%zz=1", "k=v%20w"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		tags, err := parseTagQuery(s)
-		if err != nil {
-			return
-		}
-		// What is accepted survives the stored encoding unchanged.
-		again, err := parseTagQuery(encodeTags(tags))
-		if err != nil || len(again) != len(tags) {
-			t.Fatalf("%q: re-parse gave %v, %v", s, again, err)
-		}
-		for i := range tags {
-			if again[i] != tags[i] {
-				t.Fatalf("%q: tag %d %v became %v", s, i, tags[i], again[i])
-			}
-		}
-	})
-}
-
 func FuzzParsePolicy(f *testing.F) {
 	f.Add(encodePolicy(`{"expiration":"2030-01-01T00:00:00Z","conditions":[{"bucket":"b"},["starts-with","$key",""],["content-length-range",0,5]]}`))
 	f.Add(encodePolicy(`{"expiration":"2030-01-01T00:00:00Z","conditions":[[1,2,3],{"a":1}]}`))

@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 )
@@ -52,32 +51,9 @@ func TestObjectTagging(t *testing.T) {
 	expect(t, do(h, req{method: http.MethodPut, target: "/bkt/k?tagging", body: "<Tagging"}), http.StatusBadRequest, "MalformedXML")
 	expect(t, do(h, req{method: http.MethodPut, target: "/bkt/missing?tagging", body: "<Tagging/>"}), http.StatusNotFound, "NoSuchKey")
 	dup := `<Tagging><TagSet><Tag><Key>a</Key><Value>1</Value></Tag><Tag><Key>a</Key><Value>2</Value></Tag></TagSet></Tagging>`
-	expect(t, do(h, req{method: http.MethodPut, target: "/bkt/k?tagging", body: dup}), http.StatusBadRequest, "InvalidArgument")
+	expect(t, do(h, req{method: http.MethodPut, target: "/bkt/k?tagging", body: dup}), http.StatusBadRequest, "InvalidTag")
 	expect(t, do(h, req{method: http.MethodPut, target: "/bkt/k2", body: "x", header: map[string]string{"X-Amz-Tagging": "a=1&a=2"}}),
 		http.StatusBadRequest, "InvalidArgument")
-}
-
-func TestParseTagQuery(t *testing.T) {
-	cases := []struct {
-		in   string
-		want int
-		ok   bool
-	}{
-		{"", 0, true},
-		{"a=1", 1, true},
-		{"a=1&b=", 2, true},
-		{"a=1&a=2", 0, false},
-		{"=1", 0, false},
-		{strings.Repeat("k", 129) + "=v", 0, false},
-		{"a=%zz", 0, false},
-		{"1=1&2=2&3=3&4=4&5=5&6=6&7=7&8=8&9=9&10=10&11=11", 0, false},
-	}
-	for _, c := range cases {
-		tags, err := parseTagQuery(c.in)
-		if (err == nil) != c.ok || (c.ok && len(tags) != c.want) {
-			t.Errorf("%q: %d tags, err %v", c.in, len(tags), err)
-		}
-	}
 }
 
 func TestBucketFromHost(t *testing.T) {
@@ -270,17 +246,4 @@ func TestCertReloader(t *testing.T) {
 	if _, err := NewCertReloader(cf, kf); err == nil {
 		t.Fatal("a broken pair loaded")
 	}
-}
-
-func TestGetPartNumberSinglePart(t *testing.T) {
-	_, h := newTestGateway(t, allowAll{})
-	setup(t, h, "bkt", map[string]string{"k": "whole"})
-	rec := mustDo(t, h, req{method: http.MethodGet, target: "/bkt/k?partNumber=1"})
-	if rec.Code != http.StatusOK || rec.Body.String() != "whole" {
-		t.Fatalf("part 1 of a single-part object: %d %q", rec.Code, rec.Body.String())
-	}
-	expect(t, do(h, req{method: http.MethodGet, target: "/bkt/k?partNumber=2"}), http.StatusRequestedRangeNotSatisfiable, "InvalidPartNumber")
-	expect(t, do(h, req{method: http.MethodHead, target: "/bkt/k?partNumber=0"}), http.StatusBadRequest, "")
-	expect(t, do(h, req{method: http.MethodGet, target: "/bkt/k?partNumber=1", header: map[string]string{"Range": "bytes=0-1"}}),
-		http.StatusBadRequest, "InvalidRequest")
 }

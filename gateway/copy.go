@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"tessera/object"
 )
@@ -91,9 +92,9 @@ func (g *gateway) copyObject(w http.ResponseWriter, r *http.Request) error {
 		objectChecksumXML: objectChecksumOf(info.Checksum)})
 }
 
-// checkCopySource evaluates x-amz-copy-source-if-* against the source.
-// Unlike GET, every failed condition is a 412. The check and the copy are
-// not atomic; a source replaced in between is copied anyway.
+// checkCopySource evaluates x-amz-copy-source-if-* against the source
+// (preconditions.checkCopy). The check and the copy are not atomic; a
+// source replaced in between is copied anyway.
 func (g *gateway) checkCopySource(r *http.Request, p copyRequest) error {
 	if !p.srcCond.present() {
 		return nil
@@ -102,8 +103,5 @@ func (g *gateway) checkCopySource(r *http.Request, p copyRequest) error {
 	if err != nil {
 		return err
 	}
-	if err := p.srcCond.check(info); err != nil {
-		return apiErr(errPreconditionFailed)
-	}
-	return nil
+	return p.srcCond.checkCopy(info, time.Now())
 }

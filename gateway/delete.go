@@ -28,6 +28,8 @@ type deleteRequestXML struct {
 type deleteObjectXML struct {
 	Key       string `xml:"Key"`
 	VersionID string `xml:"VersionId"`
+	// ETag makes the entry's delete conditional, as If-Match does.
+	ETag string `xml:"ETag"`
 }
 
 // parseDeleteObjects parses and bounds a DeleteObjects body. Keys are
@@ -54,7 +56,11 @@ func (g *gateway) deleteObject(w http.ResponseWriter, r *http.Request) error {
 	if err := checkVersionID(r.URL.Query()); err != nil {
 		return err
 	}
-	if err := g.be.DeleteObject(r.Context(), bucket, key); err != nil {
+	cond, err := parseDeleteConditions(r.Header)
+	if err != nil {
+		return err
+	}
+	if err := g.deleteOne(r.Context(), bucket, key, cond); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -102,7 +108,7 @@ func (g *gateway) deleteAll(ctx context.Context, bucket string, objs []deleteObj
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			errs[i] = g.be.DeleteObject(ctx, bucket, o.Key)
+			errs[i] = g.deleteOne(ctx, bucket, o.Key, deleteConditions{ifMatch: o.ETag, size: -1})
 		}()
 	}
 	wg.Wait()

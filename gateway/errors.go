@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/rs/zerolog/hlog"
 
@@ -74,6 +75,7 @@ const (
 	errCORSNotEnabled
 	errCORSNotAllowed
 	errBadRequest
+	errInvalidTag
 )
 
 // apiError is one row of the S3 error table.
@@ -140,42 +142,35 @@ var errorTable = map[errCode]apiError{
 	errCORSNotEnabled:                    {"CORSResponse", http.StatusForbidden, "CORS is not enabled for this bucket."},
 	errCORSNotAllowed:                    {"CORSResponse", http.StatusForbidden, "This CORS request is not allowed. This is usually because the evalution of Origin, request method / Access-Control-Request-Method or Access-Control-Request-Headers are not whitelisted by the resource's CORS spec."},
 	errBadRequest:                        {"BadRequest", http.StatusBadRequest, "Insufficient information. Origin request header needed."},
+	errInvalidTag:                        {"InvalidTag", http.StatusBadRequest, "The tag provided was not a valid tag."},
 }
 
 // s3Error is an error the handlers raise with a fixed table entry; msg,
-// when set, replaces the table's description, and extra elements follow
-// <Message> in the body (S3's <ArgumentName>, <Region>, ...).
+// when set, replaces the table's description, and fields are extra
+// elements of the body after <Message> (S3's <Region>, <Condition>,
+// <ArgumentName>, ...).
 type s3Error struct {
-	code  errCode
-	msg   string
-	extra []errElement
+	code   errCode
+	msg    string
+	fields []errorField
+	allow  string // the Allow header of a MethodNotAllowed
 }
 
-// errElement is one extra element of an S3 error body.
-type errElement struct {
-	XMLName xml.Name
-	Value   string `xml:",chardata"`
+// errorField is one extra element of an error body.
+type errorField struct {
+	Name, Value string
 }
 
-// withElements returns err with extra body elements, given as name/value
-// pairs; err must be an *s3Error from apiErr or apiErrf.
-func withElements(err error, nameValues ...string) error {
+// withFields returns err with extra body elements; err must be an
+// *s3Error from apiErr or apiErrf.
+func withFields(err error, fields ...errorField) error {
 	se, ok := err.(*s3Error)
 	if !ok {
 		return err
 	}
 	out := *se
-	out.extra = append(append([]errElement(nil), se.extra...), elements(nameValues...)...)
+	out.fields = append(append([]errorField(nil), se.fields...), fields...)
 	return &out
-}
-
-// elements makes error body elements from name/value pairs.
-func elements(nameValues ...string) []errElement {
-	var out []errElement
-	for i := 0; i+1 < len(nameValues); i += 2 {
-		out = append(out, errElement{XMLName: xml.Name{Local: nameValues[i]}, Value: nameValues[i+1]})
-	}
-	return out
 }
 
 func (e *s3Error) Error() string {
@@ -192,6 +187,12 @@ func apiErr(code errCode) error { return &s3Error{code: code} }
 // apiErrf returns the handler error for code with a specific message.
 func apiErrf(code errCode, format string, args ...any) error {
 	return &s3Error{code: code, msg: fmt.Sprintf(format, args...)}
+}
+
+// apiErrFields returns the handler error for code with its default
+// message and extra body elements.
+func apiErrFields(code errCode, fields ...errorField) error {
+	return &s3Error{code: code, fields: fields}
 }
 
 // isCode reports whether err is a handler error with the given code.
@@ -240,6 +241,9 @@ var sentinels = []struct {
 	{object.ErrPreconditionFailed, errPreconditionFailed},
 	{object.ErrInvalidRange, errInvalidRange},
 	{object.ErrInvalidChecksumConfig, errInvalidRequest},
+	// Peers refused the request as malformed: the client's fault, never
+	// a 503 that SDKs would retry.
+	{object.ErrInvalidArgument, errInvalidArgument},
 	{object.ErrQuorum, errServiceUnavailable},
 
 	{io.ErrUnexpectedEOF, errIncompleteBody},
@@ -249,7 +253,7 @@ var sentinels = []struct {
 
 // classify maps any error to a table entry, the message to send and the
 // extra body elements.
-func classify(err error) (apiError, string, []errElement) {
+func classify(err error) (apiError, string, []errorField) {
 	if ce := checksumErr(err); ce != nil {
 		err = ce
 	}
@@ -257,9 +261,9 @@ func classify(err error) (apiError, string, []errElement) {
 	if errors.As(err, &se) {
 		a := errorTable[se.code]
 		if se.msg != "" {
-			return a, se.msg, se.extra
+			return a, se.msg, se.fields
 		}
-		return a, a.Description, se.extra
+		return a, a.Description, se.fields
 	}
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
@@ -278,18 +282,34 @@ func classify(err error) (apiError, string, []errElement) {
 
 // errorResponse is S3's error body; it carries no namespace.
 type errorResponse struct {
-	XMLName   xml.Name     `xml:"Error"`
-	Code      string       `xml:"Code"`
-	Message   string       `xml:"Message"`
-	Extra     []errElement `xml:",any"`
-	Resource  string       `xml:"Resource"`
-	RequestID string       `xml:"RequestId"`
+	XMLName   xml.Name       `xml:"Error"`
+	Code      string         `xml:"Code"`
+	Message   string         `xml:"Message"`
+	Fields    []xmlFieldElem `xml:",any"`
+	Resource  string         `xml:"Resource"`
+	RequestID string         `xml:"RequestId"`
 }
+
+// xmlFieldElem renders an errorField as <Name>Value</Name>.
+type xmlFieldElem struct {
+	XMLName xml.Name
+	Value   string `xml:",chardata"`
+}
+
+func fieldElems(fields []errorField) []xmlFieldElem {
+	out := make([]xmlFieldElem, 0, len(fields))
+	for _, f := range fields {
+		out = append(out, xmlFieldElem{XMLName: xml.Name{Local: f.Name}, Value: f.Value})
+	}
+	return out
+}
+
+var textQuotes = strings.NewReplacer("&#34;", `"`, "&#39;", "'")
 
 // writeError renders err as an S3 error response. HEAD responses and 304
 // carry no body. Server-side failures are logged with the request id.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
-	a, msg, extra := classify(err)
+	a, msg, fields := classify(err)
 	log := hlog.FromRequest(r)
 	if a.Status >= 500 {
 		log.Error().Err(err).Str("code", a.Code).Msg("request failed")
@@ -306,9 +326,17 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		reqID = id.String()
 	}
 	// Marshal cannot fail on a struct of strings (invalid UTF-8 becomes U+FFFD).
-	body, _ := xml.Marshal(errorResponse{Code: a.Code, Message: msg, Extra: extra, Resource: r.URL.Path, RequestID: reqID})
-	body = append([]byte(xml.Header), body...)
+	body, _ := xml.Marshal(errorResponse{Code: a.Code, Message: msg, Fields: fieldElems(fields), Resource: r.URL.Path, RequestID: reqID})
+	// encoding/xml escapes quotes in text; S3 writes them as they are,
+	// and clients match its messages as text (a POST policy's failed
+	// condition quotes its terms). The body has no attributes, so
+	// unescaping them is safe.
+	body = append([]byte(xml.Header), textQuotes.Replace(string(body))...)
 	h := w.Header()
+	var se *s3Error
+	if errors.As(err, &se) && se.allow != "" {
+		h.Set("Allow", se.allow)
+	}
 	h.Set("Content-Type", "application/xml")
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(a.Status)

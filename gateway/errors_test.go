@@ -37,6 +37,8 @@ func TestBackendErrorMapping(t *testing.T) {
 		{object.ErrBadDigest, 400, "BadDigest"},
 		{object.ErrInvalidRange, 416, "InvalidRange"},
 		{object.ErrQuorum, 503, "ServiceUnavailable"},
+		{object.ErrInvalidArgument, 400, "InvalidArgument"},
+		{&object.QuorumError{Op: "read", Need: 3}, 503, "ServiceUnavailable"},
 		{context.DeadlineExceeded, 503, "ServiceUnavailable"},
 		{context.Canceled, 400, "RequestTimeout"},
 		{errors.New("disk on fire"), 500, "InternalError"},
@@ -178,12 +180,12 @@ func TestExactReader(t *testing.T) {
 }
 
 func TestErrorExtraElements(t *testing.T) {
-	err := withElements(apiErrf(errAuthorizationHeaderMalformed, "the region 'eu-west-1' is wrong; expecting 'us-east-1'"), "Region", "us-east-1")
+	err := withFields(apiErrf(errAuthorizationHeaderMalformed, "the region 'eu-west-1' is wrong; expecting 'us-east-1'"), errorField{"Region", "us-east-1"})
 	r := httptest.NewRequest(http.MethodGet, "/b/k", nil)
 	w := httptest.NewRecorder()
 	writeError(w, r, err)
 	body := w.Body.String()
-	for _, want := range []string{"<Code>AuthorizationHeaderMalformed</Code>", "<Region>us-east-1</Region>", "expecting &#39;us-east-1&#39;"} {
+	for _, want := range []string{"<Code>AuthorizationHeaderMalformed</Code>", "<Region>us-east-1</Region>", "expecting 'us-east-1'"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("body %s lacks %s", body, want)
 		}

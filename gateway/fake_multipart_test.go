@@ -68,6 +68,7 @@ func (f *fakeBackend) CompleteMultipart(_ context.Context, bucket, key, uploadID
 		return object.ObjectInfo{}, err
 	}
 	var data, sums []byte
+	var sizes []int64
 	for i, cp := range parts {
 		if i > 0 && cp.Number <= parts[i-1].Number {
 			return object.ObjectInfo{}, object.ErrInvalidPartOrder
@@ -80,6 +81,7 @@ func (f *fakeBackend) CompleteMultipart(_ context.Context, bucket, key, uploadID
 			return object.ObjectInfo{}, object.ErrEntityTooSmall
 		}
 		data = append(data, p.data...)
+		sizes = append(sizes, p.info.Size)
 		raw, _ := hex.DecodeString(p.info.ETag)
 		sums = append(sums, raw...)
 	}
@@ -90,7 +92,7 @@ func (f *fakeBackend) CompleteMultipart(_ context.Context, bucket, key, uploadID
 	sum := md5.Sum(sums)
 	etag := fmt.Sprintf("%s-%d", hex.EncodeToString(sum[:]), len(parts))
 	info := infoFromPut(bucket, key, u.opts, int64(len(data)), etag, f.now())
-	info.Parts = len(parts)
+	info.Parts, info.PartSizes = len(parts), sizes
 	f.calls++
 	b.objects[key] = &fakeObject{info: info, data: data}
 	delete(f.uploads, uploadID)

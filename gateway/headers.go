@@ -68,7 +68,7 @@ func parsePutOptions(h http.Header) (object.PutOptions, error) {
 			opts.Headers[name] = v
 		}
 	}
-	tags, err := parseTagQuery(h.Get("X-Amz-Tagging"))
+	tags, err := parseTagHeader(h.Get("X-Amz-Tagging"))
 	if err != nil {
 		return object.PutOptions{}, err
 	}

@@ -88,6 +88,10 @@ func (g *gateway) authenticate(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
+		if err := g.precheck(r); err != nil {
+			writeError(w, r, err)
+			return
+		}
 		res, err := g.auth.Verify(r)
 		if err != nil {
 			writeError(w, r, err)

@@ -15,15 +15,19 @@ import (
 type completeMultipartXML struct {
 	XMLName xml.Name `xml:"CompleteMultipartUpload"`
 	Parts   []struct {
-		PartNumber int    `xml:"PartNumber"`
-		ETag       string `xml:"ETag"`
+		PartNumber *int    `xml:"PartNumber"`
+		ETag       *string `xml:"ETag"`
 		checksumsXML
 	} `xml:"Part"`
 }
 
 // parseCompleteMultipart parses a CompleteMultipartUpload body into parts
-// with unquoted ETags. Empty or part-less bodies are MalformedXML (as S3);
-// part numbers must lie in 1..10000 and strictly ascend.
+// with unquoted ETags, checking what S3 checks before it looks at the
+// upload: an empty or part-less body, or a part without PartNumber or
+// ETag, is MalformedXML; a part number below 1 is InvalidArgument; part
+// numbers must strictly ascend (a repeated number is InvalidPartOrder).
+// A number past 10000 names no uploaded part, so it fails later as
+// InvalidPart, as in S3.
 func parseCompleteMultipart(body []byte) ([]object.CompletePart, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, apiErr(errMalformedXML)
@@ -34,13 +38,17 @@ func parseCompleteMultipart(body []byte) ([]object.CompletePart, error) {
 	}
 	parts := make([]object.CompletePart, 0, len(doc.Parts))
 	for i, p := range doc.Parts {
-		if p.PartNumber < 1 || p.PartNumber > object.MaxPartNumber {
-			return nil, apiErr(errInvalidPartNumber)
+		if p.PartNumber == nil || p.ETag == nil {
+			return nil, apiErr(errMalformedXML)
 		}
-		if i > 0 && p.PartNumber <= doc.Parts[i-1].PartNumber {
+		n := *p.PartNumber
+		if n < 1 {
+			return nil, apiErrf(errInvalidArgument, "PartNumber must be >= 1")
+		}
+		if i > 0 && n <= parts[i-1].Number {
 			return nil, apiErr(errInvalidPartOrder)
 		}
-		etag := unquoteETag(p.ETag)
+		etag := unquoteETag(*p.ETag)
 		if etag == "" {
 			return nil, apiErr(errInvalidPart)
 		}
@@ -48,7 +56,7 @@ func parseCompleteMultipart(body []byte) ([]object.CompletePart, error) {
 		if err != nil {
 			return nil, err
 		}
-		parts = append(parts, object.CompletePart{Number: p.PartNumber, ETag: etag, Checksums: sums})
+		parts = append(parts, object.CompletePart{Number: n, ETag: etag, Checksums: sums})
 	}
 	return parts, nil
 }

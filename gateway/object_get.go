@@ -35,7 +35,7 @@ func parseGet(r *http.Request) (getRequest, error) {
 			return getRequest{}, err
 		}
 		if r.Header.Get("Range") != "" {
-			return getRequest{}, apiErrf(errInvalidRequest, "Cannot specify both Range header and partNumber query parameter.")
+			return getRequest{}, apiErrf(errInvalidRequest, "Cannot specify both Range header and partNumber query parameter")
 		}
 	}
 	return p, nil
@@ -68,12 +68,15 @@ func (p getRequest) plan(w http.ResponseWriter, r *http.Request, info object.Obj
 			return 0, 0, 0, err
 		}
 	} else if p.hasRange {
-		if off, length, err = p.rng.resolve(info.Size); err != nil {
+		var whole bool
+		if off, length, whole, err = p.rng.resolve(info.Size); err != nil {
 			h.Set("Content-Range", "bytes */"+strconv.FormatInt(info.Size, 10))
 			return 0, 0, 0, err
 		}
-		status = http.StatusPartialContent
-		h.Set("Content-Range", contentRange(off, length, info.Size))
+		if !whole {
+			status = http.StatusPartialContent
+			h.Set("Content-Range", contentRange(off, length, info.Size))
+		}
 	}
 	setObjectHeaders(h, info)
 	setStoredExtras(h, info)
@@ -117,25 +120,34 @@ func (g *gateway) headObject(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// partSpan is the byte span of part p.partNumber. Like S3, a multipart
-// object answers 206 with Content-Range and x-amz-mp-parts-count; part 1
-// of a single-part object is the whole object with 200.
+// partSpan is the byte span of part p.partNumber. As S3 answers: 206
+// with Content-Range for any part of a non-empty object, plus
+// x-amz-mp-parts-count when the object came from a multipart upload (a
+// single PUT is one part and gets no count); part 1 of a 0-byte object
+// is 200 with no Content-Range, there being no byte to range over.
 func (p getRequest) partSpan(h http.Header, info object.ObjectInfo) (off, length int64, status int, err error) {
 	sizes := info.PartSizes
 	if len(sizes) == 0 {
 		sizes = []int64{info.Size}
 	}
 	if p.partNumber > len(sizes) {
-		return 0, 0, 0, apiErr(errInvalidPartNumberRange)
+		return 0, 0, 0, apiErrFields(errInvalidPartNumberRange,
+			errorField{"ActualPartCount", strconv.Itoa(len(sizes))},
+			errorField{"PartNumberRequested", strconv.Itoa(p.partNumber)})
 	}
 	for _, s := range sizes[:p.partNumber-1] {
 		off += s
 	}
 	length = sizes[p.partNumber-1]
-	if len(sizes) == 1 {
+	if isMultipartETag(info.ETag) {
+		h.Set("X-Amz-Mp-Parts-Count", strconv.Itoa(len(sizes)))
+	}
+	if info.Size == 0 {
 		return off, length, http.StatusOK, nil
 	}
-	h.Set("X-Amz-Mp-Parts-Count", strconv.Itoa(len(sizes)))
 	h.Set("Content-Range", contentRange(off, length, info.Size))
 	return off, length, http.StatusPartialContent, nil
 }
+
+// isMultipartETag reports whether etag is a completed upload's "md5-N".
+func isMultipartETag(etag string) bool { return strings.Contains(etag, "-") }

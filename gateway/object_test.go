@@ -163,10 +163,7 @@ func TestPutBodySize(t *testing.T) {
 func TestRangeGet(t *testing.T) {
 	_, h := newTestGateway(t, allowAll{})
 	setup(t, h, "bkt", map[string]string{"k": "0123456789"})
-	cases := []struct {
-		rng, body, contentRange string
-		status                  int
-	}{
+	cases := []rangeCase{
 		{"bytes=2-5", "2345", "bytes 2-5/10", http.StatusPartialContent},
 		{"bytes=7-", "789", "bytes 7-9/10", http.StatusPartialContent},
 		{"bytes=-3", "789", "bytes 7-9/10", http.StatusPartialContent},
@@ -174,12 +171,48 @@ func TestRangeGet(t *testing.T) {
 		{"bytes=0-1,4-5", "0123456789", "", http.StatusOK},
 		{"bytes=5-2", "0123456789", "", http.StatusOK},
 		{"garbage", "0123456789", "", http.StatusOK},
+		{"bytes=00-01", "01", "bytes 0-1/10", http.StatusPartialContent},
+		{"bytes= -1", "0123456789", "", http.StatusOK},
+		{"bytes=0 -1", "0123456789", "", http.StatusOK},
+		{"bytes=--1", "0123456789", "", http.StatusOK},
+		{"bytes=0--1", "0123456789", "", http.StatusOK},
+		{"bytes=,", "0123456789", "", http.StatusOK},
+		{"foo=0-1", "0123456789", "", http.StatusOK},
 		{"bytes=10-", "", "bytes */10", http.StatusRequestedRangeNotSatisfiable},
+		{"bytes=10-12", "", "bytes */10", http.StatusRequestedRangeNotSatisfiable},
 		{"bytes=-0", "", "bytes */10", http.StatusRequestedRangeNotSatisfiable},
 	}
+	checkRanges(t, h, "/bkt/k", cases)
+}
+
+// A Range on a 0-byte object: a suffix range gets the (empty) whole
+// object with 200, as do ignored ranges; any other range selects no byte.
+func TestRangeGetEmptyObject(t *testing.T) {
+	_, h := newTestGateway(t, allowAll{})
+	setup(t, h, "bkt", map[string]string{"empty": ""})
+	checkRanges(t, h, "/bkt/empty", []rangeCase{
+		{"bytes=-1", "", "", http.StatusOK},
+		{"bytes=-100", "", "", http.StatusOK},
+		{"bytes=abc", "", "", http.StatusOK},
+		{"bytes=0-0,1-2", "", "", http.StatusOK},
+		{"bytes= -1", "", "", http.StatusOK},
+		{"bytes=0-", "", "bytes */0", http.StatusRequestedRangeNotSatisfiable},
+		{"bytes=0-0", "", "bytes */0", http.StatusRequestedRangeNotSatisfiable},
+		{"bytes=00-01", "", "bytes */0", http.StatusRequestedRangeNotSatisfiable},
+		{"bytes=-0", "", "bytes */0", http.StatusRequestedRangeNotSatisfiable},
+	})
+}
+
+type rangeCase struct {
+	rng, body, contentRange string
+	status                  int
+}
+
+func checkRanges(t *testing.T, h http.Handler, target string, cases []rangeCase) {
+	t.Helper()
 	for _, c := range cases {
 		for _, method := range []string{http.MethodGet, http.MethodHead} {
-			rec := do(h, req{method: method, target: "/bkt/k", header: map[string]string{"Range": c.rng}})
+			rec := do(h, req{method: method, target: target, header: map[string]string{"Range": c.rng}})
 			if rec.Code != c.status || rec.Header().Get("Content-Range") != c.contentRange {
 				t.Errorf("%s %q: %d Content-Range %q; want %d %q", method, c.rng, rec.Code, rec.Header().Get("Content-Range"), c.status, c.contentRange)
 				continue

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"tessera/object"
 )
@@ -58,10 +59,8 @@ func (g *gateway) uploadPartCopy(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if cond := readPreconditions(r.Header, "X-Amz-Copy-Source-"); cond.present() {
-		if err := cond.check(info); err != nil {
-			return apiErr(errPreconditionFailed)
-		}
+	if err := readPreconditions(r.Header, "X-Amz-Copy-Source-").checkCopy(info, time.Now()); err != nil {
+		return err
 	}
 	off, length, err := parseCopySourceRange(r.Header.Get("X-Amz-Copy-Source-Range"), info.Size)
 	if err != nil {

@@ -149,6 +149,9 @@ func postPutOptions(fields, names map[string]string) (object.PutOptions, error) 
 		if err := xml.Unmarshal([]byte(t), &doc); err != nil {
 			return object.PutOptions{}, apiErr(errMalformedXML)
 		}
+		if err := validateTags(doc.TagSet.Tags); err != nil {
+			return object.PutOptions{}, err
+		}
 		h.Del("Tagging")
 		h.Set("X-Amz-Tagging", encodeTags(doc.TagSet.Tags))
 	}

@@ -19,20 +19,17 @@ type byteRange struct {
 // parseRange parses a Range header. ok is false when the header is to be
 // ignored and the whole object sent, as S3 does: absent, not a byte range,
 // syntactically invalid (including last < first), or several ranges.
+// S3 allows no whitespace inside the range: "bytes= -1" and "bytes=0 -1"
+// are ignored, not read as ranges. The unit compares case-insensitively
+// (RFC 9110).
 func parseRange(h string) (br byteRange, ok bool) {
-	h = strings.TrimSpace(h)
 	if len(h) < 6 || !strings.EqualFold(h[:6], "bytes=") {
 		return byteRange{}, false
 	}
-	spec := strings.TrimSpace(h[6:])
-	if strings.Contains(spec, ",") {
-		return byteRange{}, false
-	}
-	firstS, lastS, found := strings.Cut(spec, "-")
+	firstS, lastS, found := strings.Cut(h[6:], "-")
 	if !found {
 		return byteRange{}, false
 	}
-	firstS, lastS = strings.TrimSpace(firstS), strings.TrimSpace(lastS)
 	if firstS == "" {
 		n, ok := parseDigits(lastS)
 		if !ok {
@@ -68,28 +65,31 @@ func parseDigits(s string) (int64, bool) {
 	return n, err == nil
 }
 
-// resolve maps the range onto an object of size bytes. It fails with
-// object.ErrInvalidRange when no byte of the object is selected: first at
-// or past the end, a zero-length suffix, or any range of an empty object.
-func (br byteRange) resolve(size int64) (off, length int64, err error) {
-	if size <= 0 {
-		return 0, 0, object.ErrInvalidRange
-	}
+// resolve maps the range onto an object of size bytes. whole is true
+// when the range selects the entire object of an empty one, which S3
+// answers with 200 and no Content-Range: a suffix range ("bytes=-5") of a
+// 0-byte object. It fails with object.ErrInvalidRange when no byte can be
+// selected: first at or past the end (so any "bytes=a-" or "bytes=a-b" of
+// an empty object) or a zero-length suffix.
+func (br byteRange) resolve(size int64) (off, length int64, whole bool, err error) {
 	if br.isSuffix {
-		if br.suffix == 0 {
-			return 0, 0, object.ErrInvalidRange
+		switch {
+		case br.suffix == 0:
+			return 0, 0, false, object.ErrInvalidRange
+		case size <= 0:
+			return 0, 0, true, nil
 		}
 		n := min(br.suffix, size)
-		return size - n, n, nil
+		return size - n, n, false, nil
 	}
 	if br.first >= size {
-		return 0, 0, object.ErrInvalidRange
+		return 0, 0, false, object.ErrInvalidRange
 	}
 	last := br.last
 	if last < 0 || last >= size {
 		last = size - 1
 	}
-	return br.first, last - br.first + 1, nil
+	return br.first, last - br.first + 1, false, nil
 }
 
 // contentRange formats the Content-Range header of a 206 response.

@@ -16,7 +16,7 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 // mistaken for the plain operation on the same path (GET /b?acl is not a
 // listing). Routes registered before the catch-all take precedence.
 var unimplemented = []string{
-	"accelerate", "acl", "analytics", "attributes", "cors", "encryption",
+	"accelerate", "acl", "analytics", "cors", "encryption",
 	"intelligent-tiering", "inventory", "legal-hold", "lifecycle", "logging",
 	"metadataConfiguration", "metadataTable", "metrics", "notification",
 	"object-lock", "ownershipControls", "policy", "policyStatus",
@@ -67,6 +67,7 @@ func (g *gateway) objectRoutes() []route {
 		{method: http.MethodDelete, queries: []string{"uploadId"}, h: g.abortMultipart},
 		{method: http.MethodGet, queries: []string{"uploadId"}, h: g.listParts},
 		{method: http.MethodGet, queries: []string{"tagging"}, h: g.getObjectTagging},
+		{method: http.MethodGet, queries: []string{"attributes"}, h: g.getObjectAttributes},
 		{method: http.MethodPut, queries: []string{"tagging"}, h: g.putObjectTagging},
 		{method: http.MethodDelete, queries: []string{"tagging"}, h: g.deleteObjectTagging},
 		{unimplemented: true, h: notImplemented},

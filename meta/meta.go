@@ -19,6 +19,10 @@ var (
 	ErrStale = errors.New("stale version")
 	// ErrCorrupt reports a record that failed its checksum or did not parse.
 	ErrCorrupt = errors.New("corrupt record")
+	// ErrInvalidArgument reports a request a peer refused as malformed (a
+	// bad name, upload ID, stamp or part list) without touching anything.
+	// Peers validate alike, so every peer refuses the same request.
+	ErrInvalidArgument = errors.New("invalid argument")
 )
 
 // PeerID names a storage peer; stable across restarts.
@@ -140,6 +144,9 @@ type Object struct {
 	// Inlined is true when every peer's shard is in Inline (Inline may be
 	// empty for a 0-byte object).
 	Inlined bool `json:"inlined,omitempty"`
+	// UploadID names the multipart upload this version was completed
+	// from, so a repeated CompleteMultipartUpload can be answered.
+	UploadID string `json:"upload_id,omitempty"`
 }
 
 // Entry is one line of a peer's sorted listing.

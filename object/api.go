@@ -16,6 +16,9 @@ var (
 	ErrBucketNotEmpty = meta.ErrBucketNotEmpty
 	ErrObjectNotFound = meta.ErrNotFound
 	ErrUploadNotFound = meta.ErrUploadNotFound
+	// ErrInvalidArgument: the peers refused the request as malformed. It
+	// is never retried into ErrQuorum, since every peer refuses it alike.
+	ErrInvalidArgument = meta.ErrInvalidArgument
 
 	// ErrQuorum: too few peers answered or agreed (S3: 503 SlowDown).
 	ErrQuorum = errors.New("quorum not reached")

@@ -34,7 +34,7 @@ func (l *Layer) MakeBucket(ctx context.Context, bucket string) error {
 		l.buckets.remember(bucket)
 		return nil
 	}
-	return fmt.Errorf("make bucket %s: %w", bucket, t.quorumError("make bucket", need))
+	return fmt.Errorf("make bucket %s: %w", bucket, t.failure("make bucket", need))
 }
 
 // HeadBucket reports whether bucket exists, by majority of answering peers.
@@ -57,7 +57,7 @@ func (l *Layer) ListBuckets(ctx context.Context) ([]BucketInfo, error) {
 	})
 	t := tallyOf(rs)
 	if need := majority(len(peers)); t.ok < need {
-		return nil, fmt.Errorf("list buckets: %w", t.quorumError("list buckets", need))
+		return nil, fmt.Errorf("list buckets: %w", t.failure("list buckets", need))
 	}
 	count := map[string]int{}
 	created := map[string]time.Time{}
@@ -110,7 +110,7 @@ func (l *Layer) DeleteBucket(ctx context.Context, bucket string) error {
 		return fmt.Errorf("delete bucket %s: %w", bucket, ErrBucketNotEmpty)
 	}
 	if need := majority(len(peers)); t.ok+t.count(meta.ErrBucketNotFound) < need {
-		return fmt.Errorf("delete bucket %s: %w", bucket, t.quorumError("delete bucket", need))
+		return fmt.Errorf("delete bucket %s: %w", bucket, t.failure("delete bucket", need))
 	}
 	return nil
 }
@@ -125,7 +125,7 @@ func (l *Layer) statBucket(ctx context.Context, bucket string) (meta.Bucket, boo
 	t := tallyOf(rs)
 	absent := t.count(meta.ErrBucketNotFound)
 	if need := majority(len(peers)); t.ok+absent < need {
-		return meta.Bucket{}, false, t.quorumError("stat bucket", need)
+		return meta.Bucket{}, false, t.failure("stat bucket", need)
 	}
 	if t.ok == 0 || t.ok < absent {
 		return meta.Bucket{}, false, nil

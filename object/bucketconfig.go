@@ -43,7 +43,7 @@ func (l *Layer) PutBucketConfig(ctx context.Context, bucket, name string, data [
 		return fmt.Errorf("put bucket config %s: %w", bucket, ErrBucketNotFound)
 	}
 	if t.ok < need {
-		return fmt.Errorf("put bucket config %s: %w", bucket, t.quorumError("put bucket config", need))
+		return fmt.Errorf("put bucket config %s: %w", bucket, t.failure("put bucket config", need))
 	}
 	return nil
 }
@@ -64,7 +64,7 @@ func (l *Layer) GetBucketConfig(ctx context.Context, bucket, name string) ([]byt
 	need := majority(len(peers))
 	absent, none := t.count(meta.ErrBucketNotFound), t.count(meta.ErrNotFound)
 	if t.ok+absent+none < need {
-		return nil, fmt.Errorf("get bucket config %s: %w", bucket, t.quorumError("get bucket config", need))
+		return nil, fmt.Errorf("get bucket config %s: %w", bucket, t.failure("get bucket config", need))
 	}
 	if absent > t.ok+none {
 		return nil, fmt.Errorf("get bucket config %s: %w", bucket, ErrBucketNotFound)

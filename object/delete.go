@@ -17,18 +17,35 @@ import (
 // it needs that version's write quorum and no more: a delete stays as
 // available as the writes of the object it removes.
 func (l *Layer) DeleteObject(ctx context.Context, bucket, key string) error {
-	if err := l.deleteObject(ctx, bucket, key); err != nil {
+	return l.DeleteObjectIf(ctx, bucket, key, nil)
+}
+
+// DeleteObjectIf is DeleteObject under a condition (S3's conditional
+// delete): check is called with the current version's info, or nil when
+// the key has none, and an error from it is returned unchanged with
+// nothing deleted. A nil check always passes. As with conditional PUTs,
+// the check and the tombstone's commit are one metadata round trip apart,
+// not atomic.
+func (l *Layer) DeleteObjectIf(ctx context.Context, bucket, key string, check func(*ObjectInfo) error) error {
+	if err := l.deleteObject(ctx, bucket, key, check); err != nil {
 		return fmt.Errorf("delete %s/%s: %w", bucket, key, err)
 	}
 	return nil
 }
 
-func (l *Layer) deleteObject(ctx context.Context, bucket, key string) error {
+func (l *Layer) deleteObject(ctx context.Context, bucket, key string, check func(*ObjectInfo) error) error {
+	if check == nil {
+		check = func(*ObjectInfo) error { return nil }
+	}
 	v, err := l.resolve(ctx, bucket, key)
 	switch {
 	case errors.Is(err, ErrObjectNotFound):
-		return nil
+		return check(nil)
 	case err != nil:
+		return err
+	}
+	info := l.infoOf(v.obj)
+	if err := check(&info); err != nil {
 		return err
 	}
 	o := v.obj

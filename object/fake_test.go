@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"tessera/meta"
+	"tessera/storage"
 )
 
 var errDown = errors.New("peer down")
@@ -29,6 +30,7 @@ const (
 	faultHang              // every call blocks until its ctx ends
 	faultHangRead          // shard streams open, then never deliver
 	faultFailCommit        // metadata writes fail; reads still work
+	faultRefuse            // every call is refused as malformed
 )
 
 // fakePeer is an in-memory storage peer honouring the ShardClient
@@ -103,8 +105,18 @@ func (p *fakePeer) enter(ctx context.Context) (fault, error) {
 	case faultHang:
 		<-ctx.Done()
 		return f, ctx.Err()
+	case faultRefuse:
+		return f, fmt.Errorf("%s: %w", p.id, meta.ErrInvalidArgument)
 	}
 	return f, ctx.Err()
+}
+
+// checkUploadID refuses malformed upload IDs as storage.Store does.
+func checkUploadID(id string) error {
+	if !storage.ValidUploadID(id) {
+		return fmt.Errorf("upload id %q: %w", id, meta.ErrInvalidArgument)
+	}
+	return nil
 }
 
 func objKey(bucket, key string) string { return bucket + "\x00" + key }
@@ -382,6 +394,9 @@ func (p *fakePeer) PutUpload(ctx context.Context, u *meta.Upload) error {
 	if f == faultFailCommit {
 		return errDown
 	}
+	if err := checkUploadID(u.UploadID); err != nil {
+		return err
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if _, ok := p.buckets[u.Bucket]; !ok {
@@ -395,6 +410,9 @@ func (p *fakePeer) PutUpload(ctx context.Context, u *meta.Upload) error {
 
 func (p *fakePeer) GetUpload(ctx context.Context, bucket, key, id string) (*meta.Upload, error) {
 	if _, err := p.enter(ctx); err != nil {
+		return nil, err
+	}
+	if err := checkUploadID(id); err != nil {
 		return nil, err
 	}
 	p.mu.Lock()
@@ -414,6 +432,9 @@ func (p *fakePeer) GetUpload(ctx context.Context, bucket, key, id string) (*meta
 func (p *fakePeer) CommitPart(ctx context.Context, bucket, key, id string, part meta.Part, tmpID string) error {
 	f, err := p.enter(ctx)
 	if err != nil {
+		return err
+	}
+	if err := checkUploadID(id); err != nil {
 		return err
 	}
 	if f == faultFailCommit {
@@ -437,6 +458,9 @@ func (p *fakePeer) CommitPart(ctx context.Context, bucket, key, id string, part 
 func (p *fakePeer) CompleteUpload(ctx context.Context, o *meta.Object, id string) error {
 	f, err := p.enter(ctx)
 	if err != nil {
+		return err
+	}
+	if err := checkUploadID(id); err != nil {
 		return err
 	}
 	if f == faultFailCommit {
@@ -466,6 +490,9 @@ func (p *fakePeer) CompleteUpload(ctx context.Context, o *meta.Object, id string
 
 func (p *fakePeer) AbortUpload(ctx context.Context, bucket, key, id string) error {
 	if _, err := p.enter(ctx); err != nil {
+		return err
+	}
+	if err := checkUploadID(id); err != nil {
 		return err
 	}
 	p.mu.Lock()

@@ -84,6 +84,10 @@ type Layer struct {
 
 	buckets bucketCache
 	repairs atomic.Uint64
+	// completing serialises the completes of one upload through this
+	// gateway, so a retried or concurrent Complete finds the first one's
+	// object rather than racing it on the peers.
+	completing keyLocks
 
 	listBatch int // entries per peer List call; 0 sizes it to the page
 }

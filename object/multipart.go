@@ -5,6 +5,7 @@ import (
 	"crypto/md5"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -137,6 +138,16 @@ func (l *Layer) completeMultipart(ctx context.Context, bucket, key, uploadID str
 			return ObjectInfo{}, fmt.Errorf("%w: %d after %d", ErrInvalidPartOrder, parts[i].Number, parts[i-1].Number)
 		}
 	}
+	defer l.completing.lock(bucket + "/" + key + "/" + uploadID)()
+	info, err := l.commitUpload(ctx, bucket, key, uploadID, parts, opts)
+	if errors.Is(err, ErrUploadNotFound) {
+		return l.completedBefore(ctx, bucket, key, uploadID, parts, err)
+	}
+	return info, err
+}
+
+// commitUpload commits the object made of the chosen parts of an upload.
+func (l *Layer) commitUpload(ctx context.Context, bucket, key, uploadID string, parts []CompletePart, opts CompleteOptions) (ObjectInfo, error) {
 	v, err := l.readUpload(ctx, bucket, key, uploadID)
 	if err != nil {
 		return ObjectInfo{}, err
@@ -217,6 +228,7 @@ func (l *Layer) completedRecord(u *meta.Upload, parts []meta.Part, sum ChecksumI
 		ContentType: u.ContentType, UserMeta: u.UserMeta, Headers: withChecksum(u.Headers, sum),
 		StorageClass: u.StorageClass, Code: u.Code, BlockSize: u.BlockSize,
 		Parts: parts, Distribution: u.Distribution, ModTime: time.Unix(0, st.Nanos).UTC(),
+		UploadID: u.UploadID,
 	}
 }
 

@@ -234,5 +234,5 @@ func (l *Layer) settleWrite(op, bucket, key string, st meta.Stamp, rs []reply[st
 			return fmt.Errorf("%s: %w", op, s)
 		}
 	}
-	return t.quorumError(op, need)
+	return t.failure(op, need)
 }

@@ -133,6 +133,44 @@ func (t tally) quorumError(op string, need int) *QuorumError {
 	return &QuorumError{Op: op, Need: need, Got: t.ok, PerPeer: t.errs}
 }
 
+// failure is the error of a fanned-out call that fell short of need
+// acks: the peers' refusal when they rejected the request as malformed,
+// else a QuorumError. The distinction matters to clients: a refusal is
+// the request's fault (4xx), a QuorumError is worth retrying (503).
+func (t tally) failure(op string, need int) error {
+	if t.ok == 0 {
+		errs := make([]error, 0, len(t.errs))
+		for _, err := range t.errs {
+			errs = append(errs, err)
+		}
+		if rej := rejectionOf(errs, need); rej != nil {
+			return fmt.Errorf("%s: %w", op, rej)
+		}
+	}
+	return t.quorumError(op, need)
+}
+
+// rejectionOf returns one of errs matching meta.ErrInvalidArgument when
+// they settle the request: all of errs are such refusals, or at least
+// need of them are (the rest may be peers that did not answer). Peers
+// validate requests alike, so their refusal is deterministic.
+func rejectionOf(errs []error, need int) error {
+	var first error
+	n := 0
+	for _, err := range errs {
+		if errors.Is(err, meta.ErrInvalidArgument) {
+			if first == nil {
+				first = err
+			}
+			n++
+		}
+	}
+	if n > 0 && (n == len(errs) || n >= need) {
+		return first
+	}
+	return nil
+}
+
 func majority(n int) int { return n/2 + 1 }
 
 // querySet is the peers a key's metadata may live on: the union of the

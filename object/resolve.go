@@ -108,10 +108,10 @@ func (l *Layer) readMeta(ctx context.Context, q querySet, bucket, key string) (v
 		}
 	}
 	if err == errPending {
-		return nil, noBucket, fmt.Errorf("read meta: %w", quorumOf("read meta", q, answers))
+		err = quorumOf("read meta", q, answers)
 	}
 	if err != nil {
-		return nil, noBucket, fmt.Errorf("read meta: %w", err)
+		return nil, noBucket, fmt.Errorf("read meta: %w", refusedOr(err, answers))
 	}
 	if !isQuiet(ctx) {
 		l.noteMissing(bucket, key, v, answers)
@@ -226,6 +226,25 @@ func quorumOf(op string, q querySet, answers map[meta.PeerID]metaAnswer) *Quorum
 		}
 	}
 	return e
+}
+
+// refusedOr replaces a quorum failure by the peers' common refusal of a
+// malformed request, which no retry can fix.
+func refusedOr(err error, answers map[meta.PeerID]metaAnswer) error {
+	var qe *QuorumError
+	if !errors.As(err, &qe) {
+		return err
+	}
+	errs := make([]error, 0, len(answers))
+	for _, a := range answers {
+		if a.err != nil {
+			errs = append(errs, a.err)
+		}
+	}
+	if rej := rejectionOf(errs, qe.Need); rej != nil {
+		return rej
+	}
+	return err
 }
 
 // noteMissing queues a version for repair when some of its peers do not

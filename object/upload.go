@@ -54,9 +54,12 @@ func (l *Layer) readUpload(ctx context.Context, bucket, key, uploadID string) (*
 }
 
 // uploadAbsent explains why no peer returned an upload: a missing bucket,
-// too many silent peers to be sure, or no such upload.
+// too many silent peers to be sure, or no such upload. A peer refusing the
+// upload ID as malformed holds no upload by that ID either: S3 answers
+// NoSuchUpload for any ID it never issued.
 func (l *Layer) uploadAbsent(ctx context.Context, q querySet, bucket string, t tally) error {
-	silent := len(t.errs) - t.count(meta.ErrUploadNotFound) - t.count(meta.ErrBucketNotFound)
+	silent := len(t.errs) - t.count(meta.ErrUploadNotFound) - t.count(meta.ErrBucketNotFound) -
+		t.count(meta.ErrInvalidArgument)
 	need := len(q.peers)
 	for _, cs := range q.codes {
 		need = min(need, cs.code.WriteQuorum())

@@ -5,13 +5,16 @@ import (
 	"fmt"
 	"io/fs"
 	"syscall"
+
+	"tessera/meta"
 )
 
 // Errors callers branch on, besides the meta sentinels.
 var (
 	// ErrInvalidArgument reports a malformed bucket name, key, upload ID,
-	// staged ID, stamp or part list. Nothing was touched.
-	ErrInvalidArgument = errors.New("invalid argument")
+	// staged ID, stamp or part list. Nothing was touched. It is the meta
+	// sentinel, so layers above the peer client recognise it.
+	ErrInvalidArgument = meta.ErrInvalidArgument
 	// ErrStagedNotFound reports a staged ID with no staged file (never
 	// staged, already committed, or wiped by a restart).
 	ErrStagedNotFound = errors.New("staged shard not found")

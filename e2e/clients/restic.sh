@@ -2,7 +2,8 @@
 # restic suite: init a repository in a bucket, back up a generated tree
 # (hundreds of small files, a few MiB of them, and one file larger than a
 # 16 MiB pack), check --read-data, restore into a new directory and compare
-# byte for byte; then a second backup and a restore of one snapshot path.
+# byte for byte; then a changed tree's second backup, restored the same way,
+# and forget --prune down to one snapshot, checked again.
 # Needs ENDPOINT, AWS credentials and WORK; SCHEME=https also CERT.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"

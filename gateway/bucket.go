@@ -26,9 +26,10 @@ func parseCreateBucketConfig(body []byte, region string) error {
 	if err := xml.Unmarshal(body, &cfg); err != nil {
 		return apiErr(errMalformedXML)
 	}
-	if lc := strings.TrimSpace(cfg.LocationConstraint); lc != "" && lc != region {
-		return apiErrf(errInvalidLocationConstraint,
-			"The %s location constraint is incompatible with this endpoint's region %s.", lc, region)
+	// S3 takes no explicit us-east-1: that region is the empty constraint.
+	lc := strings.TrimSpace(cfg.LocationConstraint)
+	if lc != "" && (lc != region || region == DefaultRegion) {
+		return withFields(apiErr(errInvalidLocationConstraint), errorField{"LocationConstraint", lc})
 	}
 	return nil
 }

@@ -42,7 +42,8 @@ func parseDeleteObjects(body []byte) (deleteRequestXML, error) {
 	if err := xml.Unmarshal(body, &req); err != nil {
 		return req, apiErr(errMalformedXML)
 	}
-	if len(req.Objects) == 0 || len(req.Objects) > maxDeleteKeys {
+	// An empty list deletes nothing and succeeds, as S3 answers it.
+	if len(req.Objects) > maxDeleteKeys {
 		return req, apiErr(errMalformedXML)
 	}
 	return req, nil

@@ -85,7 +85,6 @@ func TestDeleteObjectsMalformed(t *testing.T) {
 		{"empty", "", nil, "MalformedXML"},
 		{"garbage", "delete everything", nil, "MalformedXML"},
 		{"unclosed", "<Delete><Object><Key>a</Key></Object>", nil, "MalformedXML"},
-		{"no objects", "<Delete><Quiet>true</Quiet></Delete>", nil, "MalformedXML"},
 		{"wrong root", "<Remove><Object><Key>a</Key></Object></Remove>", nil, "MalformedXML"},
 		{"bad quiet", "<Delete><Quiet>perhaps</Quiet><Object><Key>a</Key></Object></Delete>", nil, "MalformedXML"},
 		{"over 1000 keys", deleteBody(false, many...), nil, "MalformedXML"},

@@ -76,6 +76,7 @@ const (
 	errCORSNotAllowed
 	errBadRequest
 	errInvalidTag
+	errRequestHeaderSectionTooLarge
 )
 
 // apiError is one row of the S3 error table.
@@ -121,9 +122,9 @@ var errorTable = map[errCode]apiError{
 	errKeyTooLong:                        {"KeyTooLongError", http.StatusBadRequest, "Your key is too long."},
 	errMalformedXML:                      {"MalformedXML", http.StatusBadRequest, "The XML you provided was not well-formed or did not validate against our published schema."},
 	errMaxMessageLengthExceeded:          {"MaxMessageLengthExceeded", http.StatusBadRequest, "Your request was too big."},
-	errInvalidLocationConstraint:         {"InvalidLocationConstraint", http.StatusBadRequest, "The specified location-constraint is not valid."},
+	errInvalidLocationConstraint:         {"InvalidLocationConstraint", http.StatusBadRequest, "The specified location-constraint is not valid"},
 	errMissingContentLength:              {"MissingContentLength", http.StatusLengthRequired, "You must provide the Content-Length HTTP header."},
-	errMetadataTooLarge:                  {"MetadataTooLarge", http.StatusBadRequest, "Your metadata headers exceed the maximum allowed metadata size."},
+	errMetadataTooLarge:                  {"MetadataTooLarge", http.StatusBadRequest, "Your metadata headers exceed the maximum allowed metadata size"},
 	errMethodNotAllowed:                  {"MethodNotAllowed", http.StatusMethodNotAllowed, "The specified method is not allowed against this resource."},
 	errPreconditionFailed:                {"PreconditionFailed", http.StatusPreconditionFailed, "At least one of the pre-conditions you specified did not hold."},
 	errNotModified:                       {"NotModified", http.StatusNotModified, "Not Modified."},
@@ -143,6 +144,7 @@ var errorTable = map[errCode]apiError{
 	errCORSNotAllowed:                    {"CORSResponse", http.StatusForbidden, "This CORS request is not allowed. This is usually because the evalution of Origin, request method / Access-Control-Request-Method or Access-Control-Request-Headers are not whitelisted by the resource's CORS spec."},
 	errBadRequest:                        {"BadRequest", http.StatusBadRequest, "Insufficient information. Origin request header needed."},
 	errInvalidTag:                        {"InvalidTag", http.StatusBadRequest, "The tag provided was not a valid tag."},
+	errRequestHeaderSectionTooLarge:      {"RequestHeaderSectionTooLarge", http.StatusBadRequest, "Your request header section exceeds the maximum allowed size."},
 }
 
 // s3Error is an error the handlers raise with a fixed table entry; msg,

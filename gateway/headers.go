@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 
 	"tessera/object"
@@ -101,7 +102,8 @@ func userMeta(h http.Header) (map[string]string, error) {
 		total += len(name) + len(v)
 	}
 	if total > maxUserMeta {
-		return nil, apiErr(errMetadataTooLarge)
+		return nil, withFields(apiErr(errMetadataTooLarge),
+			errorField{"Size", strconv.Itoa(total)}, errorField{"MaxSizeAllowed", strconv.Itoa(maxUserMeta)})
 	}
 	return meta, nil
 }

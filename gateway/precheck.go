@@ -3,6 +3,7 @@ package gateway
 import (
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 )
 
@@ -24,6 +25,9 @@ const (
 func (g *gateway) precheck(r *http.Request) error {
 	if r.Method == http.MethodOptions {
 		return nil
+	}
+	if headerBytes(r.Header) > maxHeaderBytes {
+		return withFields(apiErr(errRequestHeaderSectionTooLarge), errorField{"MaxSizeAllowed", strconv.Itoa(maxHeaderBytes)})
 	}
 	service, hasKey := g.pathShape(r)
 	q := r.URL.Query()
@@ -49,6 +53,20 @@ func (g *gateway) precheck(r *http.Request) error {
 		return methodNotAllowed(r.Method, resourceService)
 	}
 	return nil
+}
+
+// maxHeaderBytes is S3's bound on a request's header section.
+const maxHeaderBytes = 8 << 10
+
+// headerBytes is the size of h as sent: "Name: value\r\n" per value.
+func headerBytes(h http.Header) int {
+	n := 0
+	for k, vs := range h {
+		for _, v := range vs {
+			n += len(k) + len(v) + 4
+		}
+	}
+	return n
 }
 
 // postsToObject reports whether a POST on a key names an operation.

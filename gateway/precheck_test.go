@@ -28,6 +28,7 @@ func TestPrecheck(t *testing.T) {
 		{"GET", "/bkt/k?versions", nil, 400, "InvalidRequest", nil},
 		{"GET", "/bkt/k", map[string]string{"X-Amz-Copy-Source": "b/o"}, 400, "InvalidArgument", []string{"<ArgumentValue>b/o</ArgumentValue>"}},
 		{"POST", "/bkt?uploadId=x", map[string]string{"X-Amz-Copy-Source": "b/o"}, 400, "InvalidArgument", nil},
+		{"PUT", "/bkt/k", map[string]string{"X-Amz-Custom": strings.Repeat("d", 8<<10)}, 400, "RequestHeaderSectionTooLarge", []string{"<MaxSizeAllowed>8192</MaxSizeAllowed>"}},
 		// Requests that do name an operation go on to authentication.
 		{"PUT", "/bkt/k?partNumber=1&uploadId=x", nil, 403, "AccessDenied", nil},
 		{"POST", "/bkt/k?uploads", nil, 403, "AccessDenied", nil},

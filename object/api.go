@@ -106,10 +106,22 @@ type CopyOptions struct {
 	// (x-amz-metadata-directive: REPLACE).
 	Replace bool
 	Put     PutOptions
+	// Tags say where the copy's tags come from.
+	Tags CopyTags
 	// ChecksumAlgorithm is the copy's checksum (x-amz-checksum-algorithm);
 	// "" keeps the source's algorithm, or S3's default when it has none.
 	// The copy's checksum is always computed over the bytes copied.
 	ChecksumAlgorithm checksum.Algorithm
+}
+
+// CopyTags is S3's x-amz-tagging-directive, which is independent of the
+// metadata directive: the copy keeps the source's tags (Replace false)
+// or takes Value (Replace true). Header names the stored header that
+// holds the tags; empty leaves the tags to the metadata directive.
+type CopyTags struct {
+	Header  string
+	Replace bool
+	Value   string
 }
 
 // ListOptions select a page of ListObjects.

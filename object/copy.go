@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"sync"
 
 	"tessera/checksum"
@@ -53,7 +54,26 @@ func (l *Layer) copyObject(ctx context.Context, srcBucket, srcKey, dstBucket, ds
 			}
 		}
 	}
+	p.opts.Headers = copyTags(p.opts.Headers, src.Headers, opts.Tags)
 	return l.pipeCopy(ctx, v, p)
+}
+
+// copyTags applies the tagging directive to the copy's headers.
+func copyTags(headers, src map[string]string, t CopyTags) map[string]string {
+	if t.Header == "" {
+		return headers
+	}
+	v := src[t.Header]
+	if t.Replace {
+		v = t.Value
+	}
+	out := make(map[string]string, len(headers)+1)
+	maps.Copy(out, headers)
+	delete(out, t.Header)
+	if v != "" {
+		out[t.Header] = v
+	}
+	return out
 }
 
 // copyChecksum is the algorithm of a copy's checksum: the one asked for,

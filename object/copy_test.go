@@ -102,3 +102,34 @@ func TestCopyErrors(t *testing.T) {
 	_, err = l.HeadObject(ctx, testBucket, "dst")
 	wantErr(t, err, ErrObjectNotFound)
 }
+
+// TestCopyTaggingDirective: tags follow x-amz-tagging-directive whatever
+// the metadata directive says.
+func TestCopyTaggingDirective(t *testing.T) {
+	l, _ := newTestLayer(t)
+	ctx := context.Background()
+	const tagsHeader = "X-Test-Tags"
+	src := PutOptions{Headers: map[string]string{tagsHeader: "a=1", "Cache-Control": "src"}}
+	if _, err := l.PutObject(ctx, testBucket, "tagged", bytes.NewReader([]byte("x")), 1, src); err != nil {
+		t.Fatal(err)
+	}
+	newMeta := PutOptions{Headers: map[string]string{tagsHeader: "b=2", "Cache-Control": "new"}}
+	for _, c := range []struct {
+		name     string
+		opts     CopyOptions
+		tags, cc string
+	}{
+		{"copy both", CopyOptions{Tags: CopyTags{Header: tagsHeader}}, "a=1", "src"},
+		{"replace metadata, copy tags", CopyOptions{Replace: true, Put: newMeta, Tags: CopyTags{Header: tagsHeader}}, "a=1", "new"},
+		{"copy metadata, replace tags", CopyOptions{Tags: CopyTags{Header: tagsHeader, Replace: true, Value: "c=3"}}, "c=3", "src"},
+		{"replace tags with none", CopyOptions{Tags: CopyTags{Header: tagsHeader, Replace: true}}, "", "src"},
+	} {
+		info, err := l.CopyObject(ctx, testBucket, "tagged", testBucket, "copy", c.opts)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if info.Headers[tagsHeader] != c.tags || info.Headers["Cache-Control"] != c.cc {
+			t.Errorf("%s: tags %q cache-control %q, want %q %q", c.name, info.Headers[tagsHeader], info.Headers["Cache-Control"], c.tags, c.cc)
+		}
+	}
+}

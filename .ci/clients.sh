@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Runs the real S3 clients (aws-cli v1 and v2, boto3 of two generations,
-# rclone, s3cmd) against a real `tessera server`, over http and https.
-# Installs the Debian packages it needs. Exits non-zero on any failure.
+# rclone, s3cmd, mc, restic) against a real `tessera server`, over http and
+# https. Installs the Debian packages it needs and builds mc from its Go
+# module into a cache outside the repository. Exits non-zero on any failure.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CLIENTS="$ROOT/e2e/clients"
-SUITES=${SUITES:-"awscli-v1 awscli-v2 boto3-pip boto3-deb rclone s3cmd"}
+SUITES=${SUITES:-"awscli-v1 awscli-v2 boto3-pip boto3-deb rclone s3cmd s3cmd-us-east-1 mc restic"}
 SCHEMES=${SCHEMES:-"http https"}
 
 install_packages() {
@@ -14,6 +15,7 @@ install_packages() {
 	[ -x /usr/bin/aws ] || missing+=(awscli)
 	command -v rclone >/dev/null || missing+=(rclone)
 	command -v s3cmd >/dev/null || missing+=(s3cmd)
+	command -v restic >/dev/null || missing+=(restic)
 	/usr/bin/python3 -c 'import boto3' 2>/dev/null || missing+=(python3-boto3)
 	command -v openssl >/dev/null || missing+=(openssl)
 	command -v curl >/dev/null || missing+=(curl)
@@ -24,7 +26,19 @@ install_packages() {
 	fi
 }
 
+# mc from its module at a fixed version, built once per machine: the build
+# cache and this binary live outside the repository and the suite's HOME.
+MC_VERSION=v0.0.0-20250313080218-cf909e1063a9
+MC_DIR="${TESSERA_CI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tessera-ci}/mc-$MC_VERSION"
+install_mc() {
+	[ -x "$MC_DIR/mc" ] && return
+	mkdir -p "$MC_DIR"
+	GOBIN="$MC_DIR" GOFLAGS=-mod=mod timeout 1200 go install "github.com/minio/mc@$MC_VERSION"
+}
+
 install_packages
+case " $SUITES " in *" mc "*) install_mc ;; esac
+export MC="$MC_DIR/mc" MC_VERSION
 
 WORK=$(mktemp -d /tmp/tessera-clients.XXXXXX)
 SERVER_PID=""
@@ -93,16 +107,20 @@ for scheme in $SCHEMES; do
 		case $suite in
 		awscli-v1) AWS="$(command -v aws)" timeout 900 bash "$CLIENTS/awscli.sh" ;;
 		awscli-v2) AWS=/usr/bin/aws timeout 900 bash "$CLIENTS/awscli.sh" ;;
-		boto3-pip) timeout 600 python3 "$CLIENTS/boto3_suite.py" ;;
-		boto3-deb) timeout 600 /usr/bin/python3 "$CLIENTS/boto3_suite.py" ;;
+		boto3-pip) timeout 900 python3 "$CLIENTS/boto3_suite.py" ;;
+		boto3-deb) timeout 900 /usr/bin/python3 "$CLIENTS/boto3_suite.py" ;;
 		rclone) timeout 600 bash "$CLIENTS/rclone.sh" ;;
 		s3cmd) timeout 600 bash "$CLIENTS/s3cmd.sh" ;;
+		s3cmd-us-east-1) S3CMD_LOCATION=us-east-1 timeout 600 bash "$CLIENTS/s3cmd.sh" ;;
+		mc) timeout 600 bash "$CLIENTS/mc.sh" ;;
+		restic) timeout 600 bash "$CLIENTS/restic.sh" ;;
 		*) echo "unknown suite $suite"; false ;;
 		esac
 		rc=$?
 		set -e
-		if [ $rc -eq 0 ]; then RESULT["$suite/$scheme"]="PASS ($(( $(date +%s) - t0 ))s)"; else
-			RESULT["$suite/$scheme"]="FAIL rc=$rc"; failed=1; fi
+		took="$(( $(date +%s) - t0 ))s"
+		if [ $rc -eq 0 ]; then RESULT["$suite/$scheme"]="PASS ($took)"; else
+			RESULT["$suite/$scheme"]="FAIL rc=$rc ($took)"; failed=1; fi
 		echo "== $suite over $scheme: ${RESULT[$suite/$scheme]}"
 	done
 	stop_server

@@ -64,41 +64,16 @@ func (l *Layer) ListUploads(ctx context.Context, bucket string, opts ListUploads
 	if err := l.requireBucket(ctx, bucket); err != nil {
 		return ListUploadsResult{}, fmt.Errorf("list uploads %s: %w", bucket, err)
 	}
-	rs := fanout(ctx, l, l.cfg.Cluster.Peers(), l.cfg.PeerTimeout, func(ctx context.Context, _ int, c ShardClient) ([]meta.Upload, error) {
-		ul, ok := c.(UploadLister)
-		if !ok {
-			return nil, ErrListUploadsUnsupported
-		}
-		return ul.ListUploads(ctx, bucket, opts.Prefix)
-	})
-	type seen struct {
-		u     meta.Upload
-		count int
-	}
-	byID := map[string]*seen{}
-	answered := 0
-	for _, r := range rs {
-		if r.err != nil {
-			continue
-		}
-		answered++
-		for _, u := range r.val {
-			if s, ok := byID[u.UploadID]; ok {
-				s.count++
-			} else {
-				byID[u.UploadID] = &seen{u: u, count: 1}
-			}
-		}
-	}
-	if answered == 0 && len(rs) > 0 {
-		return ListUploadsResult{}, fmt.Errorf("list uploads %s: %w", bucket, rs[0].err)
+	byID, _, err := l.uploadCopies(ctx, bucket, opts.Prefix)
+	if err != nil {
+		return ListUploadsResult{}, fmt.Errorf("list uploads %s: %w", bucket, err)
 	}
 	var all []UploadInfo
-	for _, s := range byID {
-		if s.count >= max(1, s.u.Code.K) {
-			alg, typ := uploadChecksum(&s.u)
-			all = append(all, UploadInfo{Key: s.u.Key, UploadID: s.u.UploadID, Initiated: s.u.Initiated,
-				StorageClass: classOrStandard(s.u.StorageClass), ChecksumAlgorithm: alg, ChecksumType: typ})
+	for _, c := range byID {
+		if c.copies >= max(1, c.u.Code.K) {
+			alg, typ := uploadChecksum(&c.u)
+			all = append(all, UploadInfo{Key: c.u.Key, UploadID: c.u.UploadID, Initiated: c.u.Initiated,
+				StorageClass: classOrStandard(c.u.StorageClass), ChecksumAlgorithm: alg, ChecksumType: typ})
 		}
 	}
 	sortUploads(all)
@@ -107,6 +82,44 @@ func (l *Layer) ListUploads(ctx context.Context, bucket string, opts ListUploads
 		return ListUploadsResult{}, fmt.Errorf("list uploads %s: %w", bucket, err)
 	}
 	return pageUploads(all[start:], opts, listed), nil
+}
+
+// uploadCopy is one upload as the peers report it: a record and how many
+// peers hold one.
+type uploadCopy struct {
+	u      meta.Upload
+	copies int
+}
+
+// uploadCopies asks every peer for its upload records in bucket under
+// prefix and gathers them by upload ID; t tallies the peers' answers.
+// When no peer answers, err is the first peer's error.
+func (l *Layer) uploadCopies(ctx context.Context, bucket, prefix string) (byID map[string]*uploadCopy, t tally, err error) {
+	rs := fanout(ctx, l, l.cfg.Cluster.Peers(), l.cfg.PeerTimeout, func(ctx context.Context, _ int, c ShardClient) ([]meta.Upload, error) {
+		ul, ok := c.(UploadLister)
+		if !ok {
+			return nil, ErrListUploadsUnsupported
+		}
+		return ul.ListUploads(ctx, bucket, prefix)
+	})
+	byID = map[string]*uploadCopy{}
+	for _, r := range rs {
+		if r.err != nil {
+			continue
+		}
+		for _, u := range r.val {
+			if c, ok := byID[u.UploadID]; ok {
+				c.copies++
+			} else {
+				byID[u.UploadID] = &uploadCopy{u: u, copies: 1}
+			}
+		}
+	}
+	t = tallyOf(rs)
+	if t.ok == 0 && len(rs) > 0 {
+		return nil, t, rs[0].err
+	}
+	return byID, t, nil
 }
 
 // sortUploads puts uploads in S3's order: by key, and a key's uploads by

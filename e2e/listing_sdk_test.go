@@ -282,3 +282,47 @@ func TestListPartsPaging(t *testing.T) {
 		rc.expectMessage(bad.name, rawReq{method: "GET", path: path + bad.query}, 400, "InvalidArgument", bad.message)
 	}
 }
+
+// TestListObjectsChecksums: v1 and v2 listings name each object's
+// checksum algorithm and type, as S3 lists them: the one the writer sent,
+// or the CRC64NVME every object gets without one.
+func TestListObjectsChecksums(t *testing.T) {
+	c := startServer(t)
+	cl := newAWS(t, c)
+	ctx := context.Background()
+	mustMakeBucket(t, c, "lsums")
+	want := map[string]types.ChecksumAlgorithm{"crc32": types.ChecksumAlgorithmCrc32, "sha1": types.ChecksumAlgorithmSha1,
+		"sha256": types.ChecksumAlgorithmSha256}
+	for key, alg := range want {
+		if _, err := cl.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("lsums"), Key: aws.String(key),
+			Body: strings.NewReader(key), ChecksumAlgorithm: alg}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rc := newRaw(t, c)
+	if status, body, _ := rc.do(rawReq{method: "PUT", path: "/lsums/plain", body: []byte("no checksum sent")}); status != 200 {
+		t.Fatalf("plain put: %d %s", status, body)
+	}
+	want["plain"] = types.ChecksumAlgorithmCrc64nvme
+	check := func(api string, objs []types.Object) {
+		if len(objs) != len(want) {
+			t.Fatalf("%s: %d objects, want %d", api, len(objs), len(want))
+		}
+		for _, o := range objs {
+			key := aws.ToString(o.Key)
+			if !slices.Equal(o.ChecksumAlgorithm, []types.ChecksumAlgorithm{want[key]}) || o.ChecksumType != types.ChecksumTypeFullObject {
+				t.Errorf("%s: %s lists checksum %v %q, want %s FULL_OBJECT", api, key, o.ChecksumAlgorithm, o.ChecksumType, want[key])
+			}
+		}
+	}
+	v1, err := cl.ListObjects(ctx, &s3.ListObjectsInput{Bucket: aws.String("lsums")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("ListObjects", v1.Contents)
+	v2, err := cl.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String("lsums")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("ListObjectsV2", v2.Contents)
+}

@@ -122,6 +122,7 @@ func renderObjects(objs []object.ObjectInfo, enc func(string) string, own *owner
 			sc = storageStandard
 		}
 		out = append(out, objectXML{Key: enc(o.Key), LastModified: xmlTime(o.ModTime), ETag: quoteETag(o.ETag),
+			ChecksumAlgorithm: string(o.Checksum.Algorithm), ChecksumType: string(o.Checksum.Type),
 			Size: o.Size, StorageClass: sc, Owner: own})
 	}
 	return out

@@ -72,12 +72,16 @@ type versioningConfiguration struct {
 }
 
 type objectXML struct {
-	Key          string    `xml:"Key"`
-	LastModified string    `xml:"LastModified"`
-	ETag         string    `xml:"ETag"`
-	Size         int64     `xml:"Size"`
-	StorageClass string    `xml:"StorageClass"`
-	Owner        *ownerXML `xml:"Owner,omitempty"`
+	Key          string `xml:"Key"`
+	LastModified string `xml:"LastModified"`
+	ETag         string `xml:"ETag"`
+	// ChecksumAlgorithm and ChecksumType name the object's checksum, as
+	// S3 lists them; absent for an object stored without one.
+	ChecksumAlgorithm string    `xml:"ChecksumAlgorithm,omitempty"`
+	ChecksumType      string    `xml:"ChecksumType,omitempty"`
+	Size              int64     `xml:"Size"`
+	StorageClass      string    `xml:"StorageClass"`
+	Owner             *ownerXML `xml:"Owner,omitempty"`
 }
 
 type prefixXML struct {

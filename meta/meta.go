@@ -151,12 +151,30 @@ type Entry struct {
 	ETag         string    `json:"etag"`
 	ModTime      time.Time `json:"mod_time"`
 	StorageClass string    `json:"storage_class,omitempty"`
+	// ChecksumAlgorithm and ChecksumType name the object's checksum, which
+	// S3 lists with every object ("" for objects without one).
+	ChecksumAlgorithm string `json:"checksum_algorithm,omitempty"`
+	ChecksumType      string `json:"checksum_type,omitempty"`
 }
+
+// Object records keep their checksum in Headers as ChecksumHeaderPrefix
+// plus the algorithm's name, with the type under ChecksumTypeHeader.
+const (
+	ChecksumHeaderPrefix = "X-Amz-Checksum-"
+	ChecksumTypeHeader   = "X-Amz-Checksum-Type"
+)
 
 // EntryOf returns the listing line for o.
 func EntryOf(o *Object) Entry {
-	return Entry{Key: o.Key, Stamp: o.Stamp, Deleted: o.Deleted, Size: o.Size, ETag: o.ETag,
+	e := Entry{Key: o.Key, Stamp: o.Stamp, Deleted: o.Deleted, Size: o.Size, ETag: o.ETag,
 		ModTime: o.ModTime, StorageClass: o.StorageClass}
+	for k := range o.Headers {
+		if alg, ok := strings.CutPrefix(k, ChecksumHeaderPrefix); ok && k != ChecksumTypeHeader && alg != "" {
+			e.ChecksumAlgorithm, e.ChecksumType = alg, o.Headers[ChecksumTypeHeader]
+			break
+		}
+	}
+	return e
 }
 
 // Upload is an in-progress multipart upload as stored on each of its n

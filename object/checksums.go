@@ -30,8 +30,8 @@ type ChecksumSource interface {
 
 // Stored object headers of the object checksum.
 const (
-	checksumHeaderPrefix = "X-Amz-Checksum-"
-	checksumTypeHeader   = "X-Amz-Checksum-Type"
+	checksumHeaderPrefix = meta.ChecksumHeaderPrefix
+	checksumTypeHeader   = meta.ChecksumTypeHeader
 )
 
 // ChecksumInfo is an object's checksum as S3 reports it.

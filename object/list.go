@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"tessera/checksum"
 	"tessera/meta"
 )
 
@@ -59,9 +60,18 @@ func (l *Layer) listObjects(ctx context.Context, bucket string, opts ListOptions
 	}
 }
 
+// entryInfo is a listing line as an ObjectInfo. Its Checksum names the
+// algorithm and type only: a listing carries no checksum value.
 func entryInfo(bucket string, e meta.Entry) ObjectInfo {
-	return ObjectInfo{Bucket: bucket, Key: e.Key, Size: e.Size, ETag: e.ETag, ModTime: e.ModTime,
+	info := ObjectInfo{Bucket: bucket, Key: e.Key, Size: e.Size, ETag: e.ETag, ModTime: e.ModTime,
 		StorageClass: classOrStandard(e.StorageClass), Parts: partsInETag(e.ETag)}
+	if alg, ok := checksum.Parse(e.ChecksumAlgorithm); ok {
+		info.Checksum = ChecksumInfo{Algorithm: alg, Type: checksum.Type(e.ChecksumType)}
+		if info.Checksum.Type == "" {
+			info.Checksum.Type = checksum.FullObject // recorded before types were
+		}
+	}
+	return info
 }
 
 // partsInETag reads the part count of a multipart ETag ("hex-N"), which

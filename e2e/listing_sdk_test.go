@@ -25,7 +25,7 @@ func apiMessage(err error) string {
 }
 
 // TestListBucketsPagination drives ListBuckets' 2024 parameters through
-// aws-sdk-go-v2: max-buckets pages with an opaque continuation token,
+// aws-sdk-go-v2: max-buckets pages with the last bucket name as token,
 // prefix is echoed, bucket-region filters, each bucket names its region,
 // and the owner is the signing key's.
 func TestListBucketsPagination(t *testing.T) {
@@ -64,8 +64,8 @@ func TestListBucketsPagination(t *testing.T) {
 			if aws.ToString(out.Prefix) != aws.ToString(tc.prefix) || (out.Prefix == nil) != (tc.prefix == nil) {
 				t.Errorf("%s: Prefix %v, want %v", tc.name, out.Prefix, tc.prefix)
 			}
-			if tok := aws.ToString(out.ContinuationToken); tok != "" && slices.Contains(names, tok) {
-				t.Errorf("%s: continuation token %q is a bucket name", tc.name, tok)
+			if tok := aws.ToString(out.ContinuationToken); tok != "" && tok != aws.ToString(out.Buckets[len(out.Buckets)-1].Name) {
+				t.Errorf("%s: continuation token %q is not the page's last bucket", tc.name, tok)
 			}
 			for _, b := range out.Buckets {
 				if aws.ToString(b.BucketRegion) != "us-east-1" {
@@ -87,7 +87,7 @@ func TestListBucketsPagination(t *testing.T) {
 	}{
 		{s3.ListBucketsInput{MaxBuckets: aws.Int32(-3)}, "InvalidArgument: Argument max-buckets must be an integer between 1 and 10000."},
 		{s3.ListBucketsInput{MaxBuckets: aws.Int32(10001)}, "InvalidArgument: Argument max-buckets must be an integer between 1 and 10000."},
-		{s3.ListBucketsInput{ContinuationToken: aws.String("lb-a1")}, "InvalidArgument: The continuation token provided is incorrect."},
+		{s3.ListBucketsInput{ContinuationToken: aws.String(strings.Repeat("b", 2049))}, "InvalidArgument: The continuation token provided is incorrect."},
 	} {
 		if _, err := cl.ListBuckets(ctx, &bad.in); apiMessage(err) != bad.want {
 			t.Errorf("%+v: %v, want %s", bad.in, apiMessage(err), bad.want)
@@ -157,6 +157,10 @@ func TestListMultipartUploadsMarkers(t *testing.T) {
 		{"key-marker skips its key", s3.ListMultipartUploadsInput{KeyMarker: aws.String("k a")}, byKey["k+b"]},
 		{"both resume inside the key", s3.ListMultipartUploadsInput{KeyMarker: aws.String("k a"), UploadIdMarker: aws.String(byKey["k a"][0])},
 			append(slices.Clone(byKey["k a"][1:]), byKey["k+b"]...)},
+		{"a key-marker without uploads, an upload of the next key", s3.ListMultipartUploadsInput{KeyMarker: aws.String("k"),
+			UploadIdMarker: aws.String(byKey["k a"][1])}, append(slices.Clone(byKey["k a"][2:]), byKey["k+b"]...)},
+		{"a key-marker without uploads, an upload of a later key", s3.ListMultipartUploadsInput{KeyMarker: aws.String("k"),
+			UploadIdMarker: aws.String(byKey["k+b"][0])}, order[2:]},
 		{"prefix", s3.ListMultipartUploadsInput{Prefix: aws.String("d/")}, order[:2]},
 	}
 	for _, tc := range cases {
@@ -165,12 +169,20 @@ func TestListMultipartUploadsMarkers(t *testing.T) {
 		}
 	}
 
-	out := list(s3.ListMultipartUploadsInput{Delimiter: aws.String("/"), MaxUploads: aws.Int32(1)})
-	if len(out.CommonPrefixes) != 1 || aws.ToString(out.CommonPrefixes[0].Prefix) != "d/" || aws.ToString(out.NextKeyMarker) != "d/" ||
-		aws.ToString(out.NextUploadIdMarker) != "" || !aws.ToBool(out.IsTruncated) {
-		t.Errorf("delimited first page: %+v next %q/%q", out.CommonPrefixes, aws.ToString(out.NextKeyMarker), aws.ToString(out.NextUploadIdMarker))
+	// A page ending on a common prefix names the upload that produced it;
+	// both markers resume after that upload, and the prefix holding the
+	// uploads after it is listed again. key-marker alone skips the prefix.
+	first := list(s3.ListMultipartUploadsInput{Delimiter: aws.String("/"), MaxUploads: aws.Int32(1)})
+	if len(first.CommonPrefixes) != 1 || aws.ToString(first.CommonPrefixes[0].Prefix) != "d/" || aws.ToString(first.NextKeyMarker) != "d/" ||
+		aws.ToString(first.NextUploadIdMarker) != byKey["d/1"][0] || !aws.ToBool(first.IsTruncated) {
+		t.Errorf("delimited first page: %+v next %q/%q", first.CommonPrefixes, aws.ToString(first.NextKeyMarker), aws.ToString(first.NextUploadIdMarker))
 	}
-	out = list(s3.ListMultipartUploadsInput{Delimiter: aws.String("/"), KeyMarker: out.NextKeyMarker})
+	out := list(s3.ListMultipartUploadsInput{Delimiter: aws.String("/"), KeyMarker: first.NextKeyMarker, UploadIdMarker: first.NextUploadIdMarker})
+	if len(out.CommonPrefixes) != 1 || aws.ToString(out.CommonPrefixes[0].Prefix) != "d/" || !slices.Equal(ids(out), order[2:]) ||
+		aws.ToString(out.KeyMarker) != "d/" || aws.ToString(out.UploadIdMarker) != byKey["d/1"][0] || aws.ToBool(out.IsTruncated) {
+		t.Errorf("after the prefix's upload: %v %+v", ids(out), out.CommonPrefixes)
+	}
+	out = list(s3.ListMultipartUploadsInput{Delimiter: aws.String("/"), KeyMarker: first.NextKeyMarker})
 	if len(out.CommonPrefixes) != 0 || !slices.Equal(ids(out), order[2:]) {
 		t.Errorf("after the prefix: %v %+v", ids(out), out.CommonPrefixes)
 	}
@@ -206,7 +218,8 @@ func TestListMultipartUploadsMarkers(t *testing.T) {
 	for _, bad := range []struct{ name, query, message string }{
 		{"upload id of another key", query("uploads", "", "key-marker", "k a", "upload-id-marker", byKey["k+b"][0]), "Invalid uploadId marker"},
 		{"unknown upload id", query("uploads", "", "key-marker", "k a", "upload-id-marker", "NOSUCHUPLOAD"), "Invalid uploadId marker"},
-		{"negative max-uploads", query("uploads", "", "max-uploads", "-3"), "Argument max-uploads must be an integer between 0 and 2147483647"},
+		{"negative max-uploads", query("uploads", "", "max-uploads", "-3"), "Argument -3 must be an integer between 0 and 2147483647"},
+		{"non-numeric max-uploads", query("uploads", "", "max-uploads", "many"), "Provided many not an integer or within integer range"},
 		{"bad encoding-type", query("uploads", "", "encoding-type", "abc"), "Invalid Encoding Method specified in Request."},
 	} {
 		rc.expectMessage(bad.name, rawReq{method: "GET", path: "/mpl?" + bad.query}, 400, "InvalidArgument", bad.message)
@@ -261,11 +274,55 @@ func TestListPartsPaging(t *testing.T) {
 		t.Errorf("max-parts=0: %d %s", status, body)
 	}
 	for _, bad := range []struct{ name, query, message string }{
-		{"negative max-parts", "max-parts=-3", "Argument max-parts must be an integer between 0 and 2147483647"},
+		{"negative max-parts", "max-parts=-3", "Argument -3 must be an integer between 0 and 2147483647"},
 		{"word marker", "part-number-marker=invalid", "Provided invalid not an integer or within integer range"},
 		{"huge marker", "part-number-marker=2736457823532448723", "Provided 2736457823532448723 not an integer or within integer range"},
-		{"negative marker", "part-number-marker=-14", "Argument part-number-marker must be an integer between 0 and 2147483647"},
+		{"negative marker", "part-number-marker=-14", "Argument -14 must be an integer between 0 and 2147483647"},
 	} {
 		rc.expectMessage(bad.name, rawReq{method: "GET", path: path + bad.query}, 400, "InvalidArgument", bad.message)
 	}
+}
+
+// TestListObjectsChecksums: v1 and v2 listings name each object's
+// checksum algorithm and type, as S3 lists them: the one the writer sent,
+// or the CRC64NVME every object gets without one.
+func TestListObjectsChecksums(t *testing.T) {
+	c := startServer(t)
+	cl := newAWS(t, c)
+	ctx := context.Background()
+	mustMakeBucket(t, c, "lsums")
+	want := map[string]types.ChecksumAlgorithm{"crc32": types.ChecksumAlgorithmCrc32, "sha1": types.ChecksumAlgorithmSha1,
+		"sha256": types.ChecksumAlgorithmSha256}
+	for key, alg := range want {
+		if _, err := cl.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("lsums"), Key: aws.String(key),
+			Body: strings.NewReader(key), ChecksumAlgorithm: alg}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rc := newRaw(t, c)
+	if status, body, _ := rc.do(rawReq{method: "PUT", path: "/lsums/plain", body: []byte("no checksum sent")}); status != 200 {
+		t.Fatalf("plain put: %d %s", status, body)
+	}
+	want["plain"] = types.ChecksumAlgorithmCrc64nvme
+	check := func(api string, objs []types.Object) {
+		if len(objs) != len(want) {
+			t.Fatalf("%s: %d objects, want %d", api, len(objs), len(want))
+		}
+		for _, o := range objs {
+			key := aws.ToString(o.Key)
+			if !slices.Equal(o.ChecksumAlgorithm, []types.ChecksumAlgorithm{want[key]}) || o.ChecksumType != types.ChecksumTypeFullObject {
+				t.Errorf("%s: %s lists checksum %v %q, want %s FULL_OBJECT", api, key, o.ChecksumAlgorithm, o.ChecksumType, want[key])
+			}
+		}
+	}
+	v1, err := cl.ListObjects(ctx, &s3.ListObjectsInput{Bucket: aws.String("lsums")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("ListObjects", v1.Contents)
+	v2, err := cl.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String("lsums")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("ListObjectsV2", v2.Contents)
 }

@@ -52,7 +52,7 @@ func (g *gateway) listBuckets(w http.ResponseWriter, r *http.Request) error {
 		res.Buckets = append(res.Buckets, bucketXML{Name: b.Name, CreationDate: xmlTime(b.Created), BucketRegion: g.region})
 	}
 	if more {
-		res.ContinuationToken = encodeToken(tokenBuckets, "", page[len(page)-1].Name)
+		res.ContinuationToken = encodeToken(page[len(page)-1].Name)
 	}
 	return writeXML(w, http.StatusOK, res)
 }

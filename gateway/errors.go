@@ -64,7 +64,6 @@ const (
 	errRequestTimeout
 	errInvalidPartNumber
 	errInvalidCopySource
-	errInvalidMaxKeys
 	errInvalidContinuationToken
 	errInvalidEncodingType
 	errInvalidVersionID
@@ -132,7 +131,6 @@ var errorTable = map[errCode]apiError{
 	errRequestTimeout:                    {"RequestTimeout", http.StatusBadRequest, "Your socket connection to the server was not read from or written to within the timeout period."},
 	errInvalidPartNumber:                 {"InvalidArgument", http.StatusBadRequest, "Part number must be an integer between 1 and 10000, inclusive."},
 	errInvalidCopySource:                 {"InvalidArgument", http.StatusBadRequest, "Copy Source must mention the source bucket and key: sourcebucket/sourcekey."},
-	errInvalidMaxKeys:                    {"InvalidArgument", http.StatusBadRequest, "Argument maxKeys must be an integer between 0 and 2147483647"},
 	errInvalidContinuationToken:          {"InvalidArgument", http.StatusBadRequest, "The continuation token provided is incorrect."},
 	errInvalidEncodingType:               {"InvalidArgument", http.StatusBadRequest, "Invalid Encoding Method specified in Request."},
 	errInvalidVersionID:                  {"InvalidArgument", http.StatusBadRequest, "Invalid version id specified."},

@@ -44,16 +44,16 @@ func (g *gateway) listObjectsV2(w http.ResponseWriter, r *http.Request) error {
 		o := requestOwner(r)
 		own = &o
 	}
-	// ContinuationToken is echoed as sent and never URL-encoded: it is
-	// already URL-safe and clients pass it back verbatim.
+	// ContinuationToken is echoed as sent and never URL-encoded: clients
+	// pass it back verbatim.
 	out := listBucketResultV2{
-		Name: p.bucket, Prefix: enc(p.prefix), Delimiter: enc(p.delimiter), MaxKeys: p.maxKeys,
+		Name: p.bucket, Prefix: echo(p.hasPrefix, enc(p.prefix)), Delimiter: enc(p.delimiter), MaxKeys: p.maxKeys,
 		IsTruncated: res.IsTruncated, ContinuationToken: p.token, StartAfter: enc(p.startAfter),
 		Contents: renderObjects(res.Objects, enc, own), CommonPrefixes: renderPrefixes(res.Prefixes, enc),
 	}
 	out.KeyCount = len(out.Contents) + len(out.CommonPrefixes)
 	if res.IsTruncated {
-		out.NextContinuationToken = encodeToken(tokenObjects, p.bucket, res.NextAfter)
+		out.NextContinuationToken = encodeToken(res.NextAfter)
 	}
 	if p.encodeURL {
 		out.EncodingType = "url"
@@ -77,7 +77,7 @@ func (g *gateway) listObjectsV1(w http.ResponseWriter, r *http.Request) error {
 	enc := p.encoder()
 	own := requestOwner(r)
 	out := listBucketResultV1{
-		Name: p.bucket, Prefix: enc(p.prefix), Marker: enc(p.marker), MaxKeys: p.maxKeys,
+		Name: p.bucket, Prefix: echo(p.hasPrefix, enc(p.prefix)), Marker: echo(p.hasMarker, enc(p.marker)), MaxKeys: p.maxKeys,
 		Delimiter: enc(p.delimiter), IsTruncated: res.IsTruncated,
 		Contents: renderObjects(res.Objects, enc, &own), CommonPrefixes: renderPrefixes(res.Prefixes, enc),
 	}
@@ -92,6 +92,15 @@ func (g *gateway) listObjectsV1(w http.ResponseWriter, r *http.Request) error {
 		out.EncodingType = "url"
 	}
 	return writeXML(w, http.StatusOK, out)
+}
+
+// echo is an optional element's value: present, possibly empty, exactly
+// when the request sent the parameter.
+func echo(sent bool, v string) *string {
+	if !sent {
+		return nil
+	}
+	return &v
 }
 
 func (p listRequest) encoder() func(string) string { return urlEncoder(p.encodeURL) }

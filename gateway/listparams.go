@@ -15,24 +15,26 @@ import (
 type listRequest struct {
 	bucket     string
 	prefix     string
+	hasPrefix  bool // prefix was sent: only then is <Prefix> echoed
 	delimiter  string
 	maxKeys    int
 	encodeURL  bool
 	after      string // where the backend listing starts
 	marker     string // v1 marker
+	hasMarker  bool   // v1 marker was sent: only then is <Marker> echoed
 	token      string // v2 continuation-token, as sent
 	hasToken   bool
 	startAfter string // v2 start-after
 	fetchOwner bool
 }
 
-// parseObjectList reads a ListObjects query. In v2 a continuation token
-// decides where the page starts and start-after is only echoed: S3
-// ignores start-after once a listing is being continued.
+// parseObjectList reads a ListObjects query. In v2 the page starts after
+// the greater of the continuation token's position and start-after: a
+// token resumes a listing, and a start-after beyond it still holds.
 func parseObjectList(bucket string, q url.Values, v2 bool) (listRequest, error) {
-	p := listRequest{bucket: bucket, prefix: q.Get("prefix"), delimiter: q.Get("delimiter")}
+	p := listRequest{bucket: bucket, prefix: q.Get("prefix"), hasPrefix: q.Has("prefix"), delimiter: q.Get("delimiter")}
 	var err error
-	if p.maxKeys, err = parseMaxKeys(q); err != nil {
+	if p.maxKeys, err = parseLimit(q, "max-keys"); err != nil {
 		return listRequest{}, err
 	}
 	if p.encodeURL, err = parseEncodingType(q); err != nil {
@@ -42,7 +44,7 @@ func parseObjectList(bucket string, q url.Values, v2 bool) (listRequest, error) 
 		if q.Has("start-after") {
 			return listRequest{}, apiErrf(errInvalidArgument, "startAfter only supported in REST.GET.BUCKET with list-type=2")
 		}
-		p.marker = q.Get("marker")
+		p.marker, p.hasMarker = q.Get("marker"), q.Has("marker")
 		p.after = p.marker
 		return p, nil
 	}
@@ -51,25 +53,46 @@ func parseObjectList(bucket string, q url.Values, v2 bool) (listRequest, error) 
 	p.after = p.startAfter
 	if q.Has("continuation-token") {
 		p.token, p.hasToken = q.Get("continuation-token"), true
-		if p.after, err = decodeToken(tokenObjects, bucket, p.token); err != nil {
+		pos, err := decodeToken(p.token)
+		if err != nil {
 			return listRequest{}, err
 		}
+		p.after = max(pos, p.startAfter)
 	}
 	return p, nil
 }
 
-// parseMaxKeys reads max-keys: absent is the S3 default, larger values are
-// capped at it, and anything but an integer in [0, 2^31) is refused with
-// the message S3 sends.
-func parseMaxKeys(q url.Values) (int, error) {
-	if !q.Has("max-keys") {
+// parseLimit reads one of the list operations' count parameters
+// (max-keys, max-uploads, max-parts): absent is the S3 default, larger
+// values are capped at it, and anything but an integer in [0, 2^31) is
+// refused with the messages versitygw's suite expects (S3 words the
+// negative case "Argument maxKeys must be ..."; clients read only the
+// code).
+func parseLimit(q url.Values, name string) (int, error) {
+	if !q.Has(name) {
 		return object.DefaultMaxKeys, nil
 	}
-	n, ok := parseInt32(q.Get("max-keys"))
-	if !ok || n < 0 {
-		return 0, apiErr(errInvalidMaxKeys)
+	n, err := parseNonNegative(q, name)
+	if err != nil {
+		return 0, err
 	}
 	return min(n, object.DefaultMaxKeys), nil
+}
+
+// parseNonNegative reads a parameter that must be an integer in
+// [0, 2^31), with S3's ArgumentName and ArgumentValue in the refusal.
+func parseNonNegative(q url.Values, name string) (int, error) {
+	v := q.Get(name)
+	n, ok := parseInt32(v)
+	if !ok {
+		return 0, withFields(apiErrf(errInvalidArgument, "Provided %s not an integer or within integer range", v),
+			errorField{"ArgumentName", name}, errorField{"ArgumentValue", v})
+	}
+	if n < 0 {
+		return 0, withFields(apiErrf(errInvalidArgument, "Argument %s must be an integer between 0 and 2147483647", v),
+			errorField{"ArgumentName", name}, errorField{"ArgumentValue", v})
+	}
+	return n, nil
 }
 
 // parseEncodingType reports whether encoding-type=url was asked for; S3
@@ -120,7 +143,7 @@ func parseBucketList(q url.Values) (bucketListRequest, error) {
 		p.max = n
 	}
 	if tok := q.Get("continuation-token"); tok != "" {
-		after, err := decodeToken(tokenBuckets, "", tok)
+		after, err := decodeToken(tok)
 		if err != nil {
 			return bucketListRequest{}, err
 		}
@@ -144,16 +167,11 @@ func parseUploadList(q url.Values) (uploadListRequest, error) {
 	p := uploadListRequest{opts: object.ListUploadsOptions{
 		Prefix: q.Get("prefix"), Delimiter: q.Get("delimiter"),
 		KeyMarker: q.Get("key-marker"), UploadIDMarker: q.Get("upload-id-marker"),
-		MaxUploads: object.DefaultMaxKeys,
 	}}
-	if q.Has("max-uploads") {
-		n, ok := parseInt32(q.Get("max-uploads"))
-		if !ok || n < 0 {
-			return uploadListRequest{}, apiErrf(errInvalidArgument, "Argument max-uploads must be an integer between 0 and 2147483647")
-		}
-		p.opts.MaxUploads = min(n, object.DefaultMaxKeys)
-	}
 	var err error
+	if p.opts.MaxUploads, err = parseLimit(q, "max-uploads"); err != nil {
+		return uploadListRequest{}, err
+	}
 	if p.encodeURL, err = parseEncodingType(q); err != nil {
 		return uploadListRequest{}, err
 	}
@@ -162,24 +180,13 @@ func parseUploadList(q url.Values) (uploadListRequest, error) {
 
 // parsePartList reads ListParts' part-number-marker and max-parts.
 func parsePartList(q url.Values) (marker, maxParts int, err error) {
-	maxParts = object.DefaultMaxKeys
-	if q.Has("max-parts") {
-		n, ok := parseInt32(q.Get("max-parts"))
-		if !ok || n < 0 {
-			return 0, 0, apiErrf(errInvalidArgument, "Argument max-parts must be an integer between 0 and 2147483647")
-		}
-		maxParts = min(n, object.DefaultMaxKeys)
+	if maxParts, err = parseLimit(q, "max-parts"); err != nil {
+		return 0, 0, err
 	}
 	if q.Has("part-number-marker") {
-		v := q.Get("part-number-marker")
-		n, ok := parseInt32(v)
-		if !ok {
-			return 0, 0, apiErrf(errInvalidArgument, "Provided %s not an integer or within integer range", v)
+		if marker, err = parseNonNegative(q, "part-number-marker"); err != nil {
+			return 0, 0, err
 		}
-		if n < 0 {
-			return 0, 0, apiErrf(errInvalidArgument, "Argument part-number-marker must be an integer between 0 and 2147483647")
-		}
-		marker = n
 	}
 	return marker, maxParts, nil
 }

@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"bytes"
+	"encoding/xml"
 	"net/url"
 	"testing"
 	"unicode/utf8"
@@ -9,14 +11,14 @@ import (
 var listQuerySeeds = []string{
 	"", "max-keys=0", "max-keys=-1", "max-keys=99999999999", "encoding-type=url", "encoding-type=x",
 	"list-type=2&continuation-token=", "continuation-token=%21%21", "start-after=a&marker=b",
-	"max-buckets=3&prefix=a&bucket-region=us-east-1", "max-buckets=0", "continuation-token=" + encodeToken(tokenBuckets, "", "b"),
-	"continuation-token=" + encodeToken(tokenObjects, "bkt", "k"), "max-uploads=2&key-marker=k&upload-id-marker=u",
+	"max-buckets=3&prefix=a&bucket-region=us-east-1", "max-buckets=0", "continuation-token=b",
+	"list-type=2&continuation-token=" + encodeToken("k\x01") + "&start-after=z", "max-uploads=2&key-marker=k&upload-id-marker=u",
 	"max-parts=0&part-number-marker=-1", "part-number-marker=2736457823532448723", "max-keys=%00",
 }
 
 // listArgCodes are the handler errors a list parameter may raise: all of
 // them S3's InvalidArgument.
-var listArgCodes = []errCode{errInvalidArgument, errInvalidMaxKeys, errInvalidEncodingType, errInvalidContinuationToken}
+var listArgCodes = []errCode{errInvalidArgument, errInvalidEncodingType, errInvalidContinuationToken}
 
 // FuzzListQuery runs every list-parameter parser on one query string:
 // each either refuses it with InvalidArgument or yields values inside S3's
@@ -45,6 +47,9 @@ func FuzzListQuery(f *testing.F) {
 			if v2 && !p.hasToken && p.after != p.startAfter {
 				t.Fatalf("%q: v2 starts at %q without a token", raw, p.after)
 			}
+			if v2 && p.after < p.startAfter {
+				t.Fatalf("%q: v2 starts at %q, before start-after %q", raw, p.after, p.startAfter)
+			}
 		}
 		if b, err := parseBucketList(q); err != nil {
 			requireCode(t, err, listArgCodes...)
@@ -65,24 +70,35 @@ func FuzzListQuery(f *testing.F) {
 }
 
 // FuzzContinuationToken feeds arbitrary tokens to decodeToken, and checks
-// that every position survives a round trip.
+// that every position survives a round trip through a token, and through
+// the XML document that carries it.
 func FuzzContinuationToken(f *testing.F) {
-	f.Add(encodeToken(tokenObjects, "bkt", "key"), "key")
-	f.Add(encodeToken(tokenBuckets, "", "bucket"), "")
+	f.Add(encodeToken("key"), "key")
+	f.Add(encodeToken("bad\x01key"), "~~x")
 	f.Add("", "")
-	f.Add("!!", "a b/c")
+	f.Add("~~!!", "a b/c")
+	f.Add("~~", "\xff")
 	f.Fuzz(func(t *testing.T, tok, position string) {
-		for _, kind := range []byte{tokenObjects, tokenBuckets} {
-			if _, err := decodeToken(kind, "bkt", tok); err != nil {
-				requireCode(t, err, errInvalidContinuationToken)
-			}
-			if len(position) > 1024 {
-				continue
-			}
-			got, err := decodeToken(kind, "bkt", encodeToken(kind, "bkt", position))
-			if err != nil || got != position {
-				t.Fatalf("position %q came back as %q, %v", position, got, err)
-			}
+		if _, err := decodeToken(tok); err != nil {
+			requireCode(t, err, errInvalidContinuationToken)
+		}
+		if position == "" || len(position) > 1024 {
+			return
+		}
+		enc := encodeToken(position)
+		got, err := decodeToken(enc)
+		if err != nil || got != position {
+			t.Fatalf("position %q came back as %q, %v", position, got, err)
+		}
+		var b bytes.Buffer
+		if err := xml.EscapeText(&b, []byte(enc)); err != nil {
+			t.Fatal(err)
+		}
+		var back struct {
+			V string `xml:",chardata"`
+		}
+		if err := xml.Unmarshal([]byte("<a>"+b.String()+"</a>"), &back); err != nil || back.V != enc {
+			t.Fatalf("token %q for %q reads back from XML as %q, %v", enc, position, back.V, err)
 		}
 	})
 }

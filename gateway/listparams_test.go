@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -20,6 +21,16 @@ func argMessage(t *testing.T, name string, err error) string {
 	return msg
 }
 
+// argElements renders an error's extra body elements as "Name=value ...".
+func argElements(err error) string {
+	_, _, extra := classify(err)
+	var parts []string
+	for _, e := range extra {
+		parts = append(parts, e.Name+"="+e.Value)
+	}
+	return strings.Join(parts, " ")
+}
+
 func mustQuery(t *testing.T, raw string) url.Values {
 	t.Helper()
 	q, err := url.ParseQuery(raw)
@@ -30,7 +41,7 @@ func mustQuery(t *testing.T, raw string) url.Values {
 }
 
 func TestParseObjectList(t *testing.T) {
-	tok := encodeToken(tokenObjects, "bkt", "k5")
+	const notInt, negative = "Provided %s not an integer or within integer range", "Argument %s must be an integer between 0 and 2147483647"
 	cases := []struct {
 		name  string
 		query string
@@ -42,26 +53,32 @@ func TestParseObjectList(t *testing.T) {
 		{"max-keys 0", "max-keys=0", true, listRequest{maxKeys: 0}, ""},
 		{"max-keys capped", "max-keys=5000", false, listRequest{maxKeys: 1000}, ""},
 		{"max-keys at int32 max", "max-keys=2147483647", true, listRequest{maxKeys: 1000}, ""},
-		{"max-keys negative", "max-keys=-1", true, listRequest{}, "Argument maxKeys must be an integer between 0 and 2147483647"},
-		{"max-keys words", "max-keys=ten", false, listRequest{}, "Argument maxKeys must be an integer between 0 and 2147483647"},
-		{"max-keys empty", "max-keys=", true, listRequest{}, "Argument maxKeys must be an integer between 0 and 2147483647"},
-		{"max-keys past int32", "max-keys=2147483648", true, listRequest{}, "Argument maxKeys must be an integer between 0 and 2147483647"},
+		{"max-keys negative", "max-keys=-5", true, listRequest{}, fmt.Sprintf(negative, "-5")},
+		{"max-keys words", "max-keys=ten", false, listRequest{}, fmt.Sprintf(notInt, "ten")},
+		{"max-keys empty", "max-keys=", true, listRequest{}, fmt.Sprintf(notInt, "")},
+		{"max-keys past int32", "max-keys=2147483648", true, listRequest{}, fmt.Sprintf(notInt, "2147483648")},
 		{"encoding url", "encoding-type=url", true, listRequest{maxKeys: 1000, encodeURL: true}, ""},
 		{"encoding other", "encoding-type=base64", true, listRequest{}, "Invalid Encoding Method specified in Request."},
 		{"encoding case", "encoding-type=URL", false, listRequest{}, "Invalid Encoding Method specified in Request."},
 		{"v1 marker", "marker=m&prefix=p&delimiter=/", false,
-			listRequest{maxKeys: 1000, marker: "m", after: "m", prefix: "p", delimiter: "/"}, ""},
+			listRequest{maxKeys: 1000, marker: "m", hasMarker: true, after: "m", prefix: "p", hasPrefix: true, delimiter: "/"}, ""},
+		{"v1 empty marker and prefix are sent", "marker=&prefix=", false,
+			listRequest{maxKeys: 1000, hasMarker: true, hasPrefix: true}, ""},
 		{"v1 start-after", "start-after=x", false, listRequest{}, "startAfter only supported in REST.GET.BUCKET with list-type=2"},
 		{"v2 start-after", "start-after=x&fetch-owner=true", true,
 			listRequest{maxKeys: 1000, startAfter: "x", after: "x", fetchOwner: true}, ""},
-		{"v2 token wins over start-after", "start-after=zzz&continuation-token=" + tok, true,
-			listRequest{maxKeys: 1000, startAfter: "zzz", after: "k5", hasToken: true}, ""},
+		{"v2 token is the position", "continuation-token=k5", true,
+			listRequest{maxKeys: 1000, after: "k5", hasToken: true}, ""},
+		{"v2 start-after beyond the token wins", "start-after=zzz&continuation-token=k5", true,
+			listRequest{maxKeys: 1000, startAfter: "zzz", after: "zzz", hasToken: true}, ""},
+		{"v2 token beyond start-after wins", "start-after=a&continuation-token=k5", true,
+			listRequest{maxKeys: 1000, startAfter: "a", after: "k5", hasToken: true}, ""},
+		{"v2 escaped token", "continuation-token=" + url.QueryEscape(encodeToken("k\x01")), true,
+			listRequest{maxKeys: 1000, after: "k\x01", hasToken: true}, ""},
+		{"v2 made-up token is a start point", "continuation-token=%21%21", true,
+			listRequest{maxKeys: 1000, after: "!!", hasToken: true}, ""},
 		{"v2 empty token", "continuation-token=", true, listRequest{}, "The continuation token provided is incorrect."},
-		{"v2 garbage token", "continuation-token=%21%21", true, listRequest{}, "The continuation token provided is incorrect."},
-		{"v2 cut token", "continuation-token=" + tok[:len(tok)-2], true, listRequest{}, "The continuation token provided is incorrect."},
-		{"v2 other bucket's token", "continuation-token=" + encodeToken(tokenObjects, "other", "k5"), true,
-			listRequest{}, "The continuation token provided is incorrect."},
-		{"v2 bucket-list token", "continuation-token=" + encodeToken(tokenBuckets, "", "k5"), true,
+		{"v2 overlong token", "continuation-token=" + strings.Repeat("k", maxTokenLen+1), true,
 			listRequest{}, "The continuation token provided is incorrect."},
 		{"v1 ignores continuation-token", "continuation-token=", false, listRequest{maxKeys: 1000}, ""},
 	}
@@ -84,8 +101,29 @@ func TestParseObjectList(t *testing.T) {
 	}
 }
 
+// TestLimitErrorElements: a refused count or marker names itself and the
+// value sent in ArgumentName and ArgumentValue.
+func TestLimitErrorElements(t *testing.T) {
+	cases := []struct {
+		query string
+		parse func(url.Values) error
+		want  string
+	}{
+		{"max-keys=-5", func(q url.Values) error { _, err := parseObjectList("b", q, true); return err }, "ArgumentName=max-keys ArgumentValue=-5"},
+		{"max-uploads=x", func(q url.Values) error { _, err := parseUploadList(q); return err }, "ArgumentName=max-uploads ArgumentValue=x"},
+		{"max-parts=-3", func(q url.Values) error { _, _, err := parsePartList(q); return err }, "ArgumentName=max-parts ArgumentValue=-3"},
+		{"part-number-marker=-14", func(q url.Values) error { _, _, err := parsePartList(q); return err },
+			"ArgumentName=part-number-marker ArgumentValue=-14"},
+	}
+	for _, c := range cases {
+		if got := argElements(c.parse(mustQuery(t, c.query))); got != c.want {
+			t.Errorf("%s: elements %q, want %q", c.query, got, c.want)
+		}
+	}
+}
+
 func TestParseBucketList(t *testing.T) {
-	tok := encodeToken(tokenBuckets, "", "b2")
+	tok := encodeToken("b2")
 	cases := []struct {
 		name, query string
 		want        bucketListRequest
@@ -103,8 +141,8 @@ func TestParseBucketList(t *testing.T) {
 		{"max-buckets negative", "max-buckets=-3", bucketListRequest{}, "Argument max-buckets must be an integer between 1 and 10000."},
 		{"max-buckets too many", "max-buckets=2000000", bucketListRequest{}, "Argument max-buckets must be an integer between 1 and 10000."},
 		{"max-buckets words", "max-buckets=x", bucketListRequest{}, "Argument max-buckets must be an integer between 1 and 10000."},
-		{"garbage token", "continuation-token=zzzz", bucketListRequest{}, "The continuation token provided is incorrect."},
-		{"object-list token", "continuation-token=" + encodeToken(tokenObjects, "", "b2"), bucketListRequest{},
+		{"made-up token is a start point", "continuation-token=zzzz", bucketListRequest{after: "zzzz", max: 10000}, ""},
+		{"overlong token", "continuation-token=" + strings.Repeat("b", maxTokenLen+1), bucketListRequest{},
 			"The continuation token provided is incorrect."},
 	}
 	for _, c := range cases {
@@ -122,7 +160,6 @@ func TestParseBucketList(t *testing.T) {
 }
 
 func TestParseUploadList(t *testing.T) {
-	const maxMsg = "Argument max-uploads must be an integer between 0 and 2147483647"
 	cases := []struct {
 		name, query string
 		max         int
@@ -132,8 +169,8 @@ func TestParseUploadList(t *testing.T) {
 		{"defaults", "", 1000, false, ""},
 		{"zero", "max-uploads=0", 0, false, ""},
 		{"capped", "max-uploads=1343235", 1000, false, ""},
-		{"negative", "max-uploads=-3", 0, false, maxMsg},
-		{"words", "max-uploads=many", 0, false, maxMsg},
+		{"negative", "max-uploads=-3", 0, false, "Argument -3 must be an integer between 0 and 2147483647"},
+		{"words", "max-uploads=many", 0, false, "Provided many not an integer or within integer range"},
 		{"url encoding", "encoding-type=url", 1000, true, ""},
 		{"bad encoding", "encoding-type=abc", 0, false, "Invalid Encoding Method specified in Request."},
 	}
@@ -165,12 +202,12 @@ func TestParsePartList(t *testing.T) {
 		{"both", "part-number-marker=3&max-parts=2", 3, 2, ""},
 		{"max-parts 0", "max-parts=0", 0, 0, ""},
 		{"max-parts capped", "max-parts=20000", 0, 1000, ""},
-		{"max-parts negative", "max-parts=-3", 0, 0, "Argument max-parts must be an integer between 0 and 2147483647"},
-		{"max-parts words", "max-parts=x", 0, 0, "Argument max-parts must be an integer between 0 and 2147483647"},
+		{"max-parts negative", "max-parts=-3", 0, 0, "Argument -3 must be an integer between 0 and 2147483647"},
+		{"max-parts words", "max-parts=x", 0, 0, "Provided x not an integer or within integer range"},
 		{"marker words", "part-number-marker=invalid", 0, 0, "Provided invalid not an integer or within integer range"},
 		{"marker past int32", "part-number-marker=2736457823532448723", 0, 0,
 			"Provided 2736457823532448723 not an integer or within integer range"},
-		{"marker negative", "part-number-marker=-14", 0, 0, "Argument part-number-marker must be an integer between 0 and 2147483647"},
+		{"marker negative", "part-number-marker=-14", 0, 0, "Argument -14 must be an integer between 0 and 2147483647"},
 	}
 	for _, c := range cases {
 		marker, max, err := parsePartList(mustQuery(t, c.query))
@@ -187,25 +224,36 @@ func TestParsePartList(t *testing.T) {
 }
 
 func TestContinuationToken(t *testing.T) {
-	for _, pos := range []string{"a", "dir/", "日本/x y+z", strings.Repeat("k", 1024), "\x00\xff"} {
-		tok := encodeToken(tokenObjects, "bkt", pos)
-		if strings.ContainsAny(tok, "+/=%") {
-			t.Errorf("token %q for %q is not URL-safe", tok, pos)
+	cases := []struct {
+		position string
+		plain    bool // the token is the position itself
+	}{
+		{"a", true}, {"dir/", true}, {"日本/x y+z", true}, {"amp&<>\"'", true}, {"tab\tcr\rlf\n", true},
+		{strings.Repeat("k", 1024), true},
+		{"bad\x01key", false}, {"\x00", false}, {"\xff", false}, {"~~starts like an escape", false},
+		{strings.Repeat("\x01", 1024), false},
+	}
+	for _, c := range cases {
+		tok := encodeToken(c.position)
+		if (tok == c.position) != c.plain {
+			t.Errorf("token for %.40q is %.40q", c.position, tok)
 		}
-		if got, err := decodeToken(tokenObjects, "bkt", tok); err != nil || got != pos {
-			t.Errorf("round trip of %q: %q, %v", pos, got, err)
+		if !xmlSafe(tok) || len(tok) > maxTokenLen {
+			t.Errorf("token %.40q for %.40q cannot travel in XML or be read back", tok, c.position)
 		}
-		// A token is not the key it continues after, so clients cannot
-		// mistake one for the other.
-		if tok == pos {
-			t.Errorf("token for %q is the key itself", pos)
+		if got, err := decodeToken(tok); err != nil || got != c.position {
+			t.Errorf("round trip of %.40q: %.40q, %v", c.position, got, err)
 		}
 	}
-	tok := encodeToken(tokenObjects, "bkt", "key")
-	for _, bad := range []string{"", tok[1:], tok + "A", strings.ToUpper(tok), "a2V5", strings.Repeat("A", maxTokenLen+1)} {
-		if _, err := decodeToken(tokenObjects, "bkt", bad); err == nil {
-			t.Errorf("token %q accepted", bad)
+	for _, bad := range []string{"", strings.Repeat("A", maxTokenLen+1)} {
+		if _, err := decodeToken(bad); err == nil {
+			t.Errorf("token %.40q accepted", bad)
 		}
+	}
+	// An escape whose base64 does not decode was not issued here: a start
+	// point like any other string.
+	if got, err := decodeToken("~~!!"); err != nil || got != "~~!!" {
+		t.Errorf("made-up escaped token: %.40q, %v", got, err)
 	}
 }
 

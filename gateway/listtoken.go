@@ -2,59 +2,65 @@ package gateway
 
 import (
 	"encoding/base64"
-	"encoding/binary"
-	"hash/crc32"
+	"strings"
+	"unicode/utf8"
 )
 
-// Continuation tokens are opaque to clients, as S3's are ("obfuscated and
-// not a real key"): base64url of a kind byte, the listing position and a
-// CRC-32C over kind, bucket and position. The checksum is not a secret; it
-// makes a token that was not issued here, was cut short or belongs to
-// another bucket's listing fail with S3's InvalidArgument instead of
-// silently listing from an arbitrary position.
-const (
-	tokenObjects byte = 'o' // ListObjectsV2 NextContinuationToken
-	tokenBuckets byte = 'b' // ListBuckets ContinuationToken
-)
+// A continuation token is where the next page starts: the last key or
+// common prefix of the page (the last bucket name for ListBuckets), the
+// form other S3-compatible servers such as versitygw send. S3 calls its
+// tokens opaque, so clients only ever pass them back; any form is
+// compatible. A page starts after its token, so a token that was made up
+// rather than issued is simply a start point: any string could be a key,
+// and such tokens are not detected.
+//
+// A position XML cannot carry (control characters, invalid UTF-8) would
+// reach the client changed and continue the listing from the wrong place,
+// so it is sent as tokenEscape and its base64url instead; so is a
+// position that itself starts with tokenEscape, which keeps every token
+// unambiguous.
+const tokenEscape = "~~"
 
 // maxTokenLen bounds what decodeToken reads: a position is at most a key
-// (1024 bytes), and S3 documents 1024 characters for ListBuckets tokens.
+// (1024 bytes, 1370 escaped), and S3 documents 1024 characters for
+// ListBuckets tokens.
 const maxTokenLen = 2048
 
-var tokenTable = crc32.MakeTable(crc32.Castagnoli)
-
-// encodeToken makes the continuation token for position in bucket's
-// listing of the given kind ("" for the bucket list).
-func encodeToken(kind byte, bucket, position string) string {
-	b := make([]byte, 0, 1+len(position)+4)
-	b = append(b, kind)
-	b = append(b, position...)
-	b = binary.BigEndian.AppendUint32(b, tokenSum(kind, bucket, position))
-	return base64.RawURLEncoding.EncodeToString(b)
+// encodeToken makes the continuation token for a position.
+func encodeToken(position string) string {
+	if xmlSafe(position) && !strings.HasPrefix(position, tokenEscape) {
+		return position
+	}
+	return tokenEscape + base64.RawURLEncoding.EncodeToString([]byte(position))
 }
 
-// decodeToken returns the position a token encodes. An empty, malformed,
-// foreign or damaged token is S3's InvalidArgument.
-func decodeToken(kind byte, bucket, tok string) (string, error) {
+// decodeToken returns the position a token names. An empty or overlong
+// token is S3's InvalidArgument; an escaped one whose base64 does not
+// decode was not issued here and is taken as it is.
+func decodeToken(tok string) (string, error) {
 	if len(tok) == 0 || len(tok) > maxTokenLen {
 		return "", apiErr(errInvalidContinuationToken)
 	}
-	b, err := base64.RawURLEncoding.DecodeString(tok)
-	if err != nil || len(b) < 5 || b[0] != kind {
-		return "", apiErr(errInvalidContinuationToken)
+	if rest, ok := strings.CutPrefix(tok, tokenEscape); ok {
+		if b, err := base64.RawURLEncoding.DecodeString(rest); err == nil {
+			return string(b), nil
+		}
 	}
-	position := string(b[1 : len(b)-4])
-	if binary.BigEndian.Uint32(b[len(b)-4:]) != tokenSum(kind, bucket, position) {
-		return "", apiErr(errInvalidContinuationToken)
-	}
-	return position, nil
+	return tok, nil
 }
 
-func tokenSum(kind byte, bucket, position string) uint32 {
-	h := crc32.New(tokenTable)
-	h.Write([]byte{kind})
-	h.Write([]byte(bucket))
-	h.Write([]byte{0}) // bucket names hold no NUL: "ab"+"c" ≠ "a"+"bc"
-	h.Write([]byte(position))
-	return h.Sum32()
+// xmlSafe reports whether s survives an XML 1.0 document unchanged: valid
+// UTF-8 of characters XML allows (Go's encoder turns the others into
+// U+FFFD).
+func xmlSafe(s string) bool {
+	for _, r := range s {
+		switch {
+		case r == utf8.RuneError:
+			return false // invalid UTF-8 (U+FFFD itself stays as it is, but is rare enough to escape)
+		case r == '\t' || r == '\n' || r == '\r':
+		case r < 0x20, r >= 0xD800 && r < 0xE000, r == 0xFFFE, r == 0xFFFF:
+			return false
+		}
+	}
+	return true
 }

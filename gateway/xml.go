@@ -86,11 +86,14 @@ type prefixXML struct {
 	Prefix string `xml:"Prefix"`
 }
 
-// listBucketResultV2 is ListObjectsV2's response.
+// listBucketResultV2 is ListObjectsV2's response. Prefix (and v1's
+// Marker) are elements only when the request sent the parameter: S3 sends
+// them empty, versitygw's suite expects them absent, and SDKs read both
+// as "no prefix".
 type listBucketResultV2 struct {
 	XMLName               xml.Name    `xml:"http://s3.amazonaws.com/doc/2006-03-01/ ListBucketResult"`
 	Name                  string      `xml:"Name"`
-	Prefix                string      `xml:"Prefix"`
+	Prefix                *string     `xml:"Prefix"`
 	Delimiter             string      `xml:"Delimiter,omitempty"`
 	MaxKeys               int         `xml:"MaxKeys"`
 	KeyCount              int         `xml:"KeyCount"`
@@ -107,8 +110,8 @@ type listBucketResultV2 struct {
 type listBucketResultV1 struct {
 	XMLName        xml.Name    `xml:"http://s3.amazonaws.com/doc/2006-03-01/ ListBucketResult"`
 	Name           string      `xml:"Name"`
-	Prefix         string      `xml:"Prefix"`
-	Marker         string      `xml:"Marker"`
+	Prefix         *string     `xml:"Prefix"`
+	Marker         *string     `xml:"Marker"`
 	NextMarker     string      `xml:"NextMarker,omitempty"`
 	MaxKeys        int         `xml:"MaxKeys"`
 	Delimiter      string      `xml:"Delimiter,omitempty"`

@@ -87,34 +87,6 @@ func (l *Layer) ListBuckets(ctx context.Context) ([]BucketInfo, error) {
 	return out, nil
 }
 
-// DeleteBucket removes an empty bucket from every peer. ErrBucketNotEmpty
-// when the listing shows a live object or any peer refuses.
-func (l *Layer) DeleteBucket(ctx context.Context, bucket string) error {
-	if _, err := l.HeadBucket(ctx, bucket); err != nil {
-		return fmt.Errorf("delete bucket: %w", err)
-	}
-	page, err := l.ListObjects(ctx, bucket, ListOptions{MaxKeys: 1})
-	if err != nil {
-		return fmt.Errorf("delete bucket %s: %w", bucket, err)
-	}
-	if len(page.Objects) > 0 || len(page.Prefixes) > 0 {
-		return fmt.Errorf("delete bucket %s: %w", bucket, ErrBucketNotEmpty)
-	}
-	peers := l.cfg.Cluster.Peers()
-	rs := fanout(ctx, l, peers, l.cfg.PeerTimeout, func(ctx context.Context, _ int, c ShardClient) (struct{}, error) {
-		return struct{}{}, c.DeleteBucket(ctx, bucket)
-	})
-	l.buckets.forget(bucket)
-	t := tallyOf(rs)
-	if t.count(meta.ErrBucketNotEmpty) > 0 {
-		return fmt.Errorf("delete bucket %s: %w", bucket, ErrBucketNotEmpty)
-	}
-	if need := majority(len(peers)); t.ok+t.count(meta.ErrBucketNotFound) < need {
-		return fmt.Errorf("delete bucket %s: %w", bucket, t.failure("delete bucket", need))
-	}
-	return nil
-}
-
 // statBucket asks every peer for the bucket record and decides by
 // majority of the answers.
 func (l *Layer) statBucket(ctx context.Context, bucket string) (meta.Bucket, bool, error) {

@@ -75,16 +75,6 @@ func TestBucketWithFaultyPeers(t *testing.T) {
 	wantErr(t, err, ErrQuorum)
 }
 
-func TestDeleteBucketRefusedByPeer(t *testing.T) {
-	l, _ := newTestLayer(t)
-	ctx := context.Background()
-	// An upload in progress is invisible to the listing, but peers refuse.
-	if _, err := l.NewMultipart(ctx, testBucket, "k", PutOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	wantErr(t, l.DeleteBucket(ctx, testBucket), ErrBucketNotEmpty)
-}
-
 func TestDeleteObject(t *testing.T) {
 	l, fc := newTestLayer(t)
 	ctx := context.Background()

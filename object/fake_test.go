@@ -50,6 +50,9 @@ type fakePeer struct {
 	tmp     map[string][]byte
 	uploads map[string]*fakeUpload // bucket/key/uploadID
 	nextTmp int
+	// refuseUploads makes DeleteBucket refuse while the bucket holds an
+	// upload, as peers did before a delete took uploads with the bucket.
+	refuseUploads bool
 
 	stages  atomic.Int64
 	commits atomic.Int64
@@ -168,8 +171,13 @@ func (p *fakePeer) DeleteBucket(ctx context.Context, bucket string) error {
 		}
 	}
 	for k := range p.uploads {
-		if strings.HasPrefix(k, bucket+"\x00") {
+		if strings.HasPrefix(k, bucket+"\x00") && p.refuseUploads {
 			return meta.ErrBucketNotEmpty
+		}
+	}
+	for k := range p.uploads {
+		if strings.HasPrefix(k, bucket+"\x00") {
+			delete(p.uploads, k)
 		}
 	}
 	delete(p.buckets, bucket)
@@ -489,11 +497,15 @@ func (p *fakePeer) CompleteUpload(ctx context.Context, o *meta.Object, id string
 }
 
 func (p *fakePeer) AbortUpload(ctx context.Context, bucket, key, id string) error {
-	if _, err := p.enter(ctx); err != nil {
+	f, err := p.enter(ctx)
+	if err != nil {
 		return err
 	}
 	if err := checkUploadID(id); err != nil {
 		return err
+	}
+	if f == faultFailCommit {
+		return errors.New("abort failed")
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -16,8 +16,9 @@ type ShardClient interface {
 	// Buckets.
 	MakeBucket(ctx context.Context, b meta.Bucket) error // meta.ErrBucketExists if present
 	StatBucket(ctx context.Context, bucket string) (meta.Bucket, error)
-	// DeleteBucket removes the bucket record; meta.ErrBucketNotEmpty if the
-	// peer holds any live (non-tombstone) object or upload in it.
+	// DeleteBucket removes the bucket with everything the peer holds in it,
+	// uploads in progress included; meta.ErrBucketNotEmpty if the peer
+	// holds any live (non-tombstone) object in it.
 	DeleteBucket(ctx context.Context, bucket string) error
 	ListBuckets(ctx context.Context) ([]meta.Bucket, error)
 

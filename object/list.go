@@ -60,6 +60,8 @@ func (l *Layer) listObjects(ctx context.Context, bucket string, opts ListOptions
 	}
 }
 
+// entryInfo is a listing line as an ObjectInfo. Its Checksum names the
+// algorithm and type only: a listing carries no checksum value.
 func entryInfo(bucket string, e meta.Entry) ObjectInfo {
 	return ObjectInfo{Bucket: bucket, Key: e.Key, Size: e.Size, ETag: e.ETag, ModTime: e.ModTime,
 		StorageClass: classOrStandard(e.StorageClass), Parts: partsInETag(e.ETag),

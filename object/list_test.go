@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"tessera/checksum"
 	"tessera/meta"
 )
 
@@ -238,5 +239,10 @@ func TestListHidesTombstonesAndShowsInfo(t *testing.T) {
 	}
 	if o := res.Objects[0]; o.Key != "dir/a" || o.Size != 3 || o.ETag != md5hex([]byte("aaa")) || o.StorageClass != ClassStandard || o.ModTime.IsZero() {
 		t.Fatalf("object info %+v", o)
+	}
+	// S3 lists each object's checksum algorithm and type (here the default
+	// every object gets), never its value.
+	if c := res.Objects[0].Checksum; c != (ChecksumInfo{Algorithm: checksum.Default, Type: checksum.FullObject}) {
+		t.Fatalf("listed checksum %+v", c)
 	}
 }

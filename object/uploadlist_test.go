@@ -26,7 +26,10 @@ func steppingClock() func() time.Time {
 // TestListUploadsMarkers pages ListMultipartUploads as S3 defines it:
 // uploads by key, a key's uploads by initiation time (not by ID, which is
 // random), key-marker alone skipping the whole key, key-marker with
-// upload-id-marker resuming inside it, upload-id-marker alone ignored.
+// upload-id-marker resuming inside it, upload-id-marker alone ignored;
+// and, where S3 is not consistent, as versitygw: a key-marker without
+// uploads with an upload of the next key resumes after that upload, and
+// a page ending on a common prefix names the upload that produced it.
 func TestListUploadsMarkers(t *testing.T) {
 	l, _ := newTestLayer(t, func(c *Config) { c.Now = steppingClock() })
 	ctx := context.Background()
@@ -50,7 +53,7 @@ func TestListUploadsMarkers(t *testing.T) {
 		}
 		next := r.NextKeyMarker
 		if r.NextUploadIDMarker != "" {
-			next = labels[r.NextUploadIDMarker]
+			next += " " + labels[r.NextUploadIDMarker]
 		}
 		return fmt.Sprintf("%s|%s|%v|%s", strings.Join(s, ","), strings.Join(r.Prefixes, ","), r.IsTruncated, next)
 	}
@@ -71,12 +74,20 @@ func TestListUploadsMarkers(t *testing.T) {
 			"b/1#0,b/2#0,c#0,c#1,d/x/1#0||false|", nil},
 		{"marker upload of another key", ListUploadsOptions{KeyMarker: "a", UploadIDMarker: ids["c#0"]}, "", ErrUploadIDMarker},
 		{"unknown marker upload", ListUploadsOptions{KeyMarker: "c", UploadIDMarker: "NOSUCHUPLOAD"}, "", ErrUploadIDMarker},
-		{"marker key without uploads", ListUploadsOptions{KeyMarker: "bz", UploadIDMarker: ids["c#0"]},
+		{"marker key without uploads, an upload of the next key", ListUploadsOptions{KeyMarker: "bz", UploadIDMarker: ids["c#0"]},
+			"c#1,d/x/1#0||false|", nil},
+		{"marker key without uploads, an upload of a later key", ListUploadsOptions{KeyMarker: "bz", UploadIDMarker: ids["d/x/1#0"]},
 			"c#0,c#1,d/x/1#0||false|", nil},
-		{"truncated page", ListUploadsOptions{MaxUploads: 2}, "a#0,a#1||true|a#1", nil},
+		{"marker key without uploads, unknown upload", ListUploadsOptions{KeyMarker: "bz", UploadIDMarker: "NOSUCHUPLOAD"},
+			"c#0,c#1,d/x/1#0||false|", nil},
+		{"truncated page", ListUploadsOptions{MaxUploads: 2}, "a#0,a#1||true|a a#1", nil},
 		{"delimiter", ListUploadsOptions{Delimiter: "/"}, "a#0,a#1,a#2,c#0,c#1|b/,d/|false|", nil},
-		{"delimiter, truncated on a prefix", ListUploadsOptions{Delimiter: "/", MaxUploads: 4}, "a#0,a#1,a#2|b/|true|b/", nil},
+		{"delimiter, truncated on a prefix", ListUploadsOptions{Delimiter: "/", MaxUploads: 4}, "a#0,a#1,a#2|b/|true|b/ b/1#0", nil},
 		{"delimiter after a prefix marker", ListUploadsOptions{Delimiter: "/", KeyMarker: "b/"}, "c#0,c#1|d/|false|", nil},
+		{"delimiter after a prefix and its upload", ListUploadsOptions{Delimiter: "/", KeyMarker: "b/", UploadIDMarker: ids["b/1#0"]},
+			"c#0,c#1|b/,d/|false|", nil},
+		{"delimiter after a prefix's last upload", ListUploadsOptions{Delimiter: "/", KeyMarker: "b/", UploadIDMarker: ids["b/2#0"]},
+			"c#0,c#1|d/|false|", nil},
 		{"prefix and delimiter", ListUploadsOptions{Prefix: "d/", Delimiter: "/"}, "|d/x/|false|", nil},
 		{"prefix", ListUploadsOptions{Prefix: "b/"}, "b/1#0,b/2#0||false|", nil},
 	}
@@ -95,41 +106,51 @@ func TestListUploadsMarkers(t *testing.T) {
 }
 
 // TestListUploadsPaging walks every page size with the markers each page
-// returns and must see every upload once, in order.
+// returns and must see every upload once, in order; with a delimiter,
+// every common prefix in order, a prefix split by a page boundary listed
+// on both pages.
 func TestListUploadsPaging(t *testing.T) {
 	l, _ := newTestLayer(t, func(c *Config) { c.Now = steppingClock() })
 	ctx := context.Background()
-	var want []string
-	for _, k := range []string{"k2", "k1", "k2", "k1", "k3", "k2"} {
+	for _, k := range []string{"k2", "k1", "k2", "k1", "k3", "k2", "p/1", "p/2", "p/1", "q/1"} {
 		if _, err := l.NewMultipart(ctx, testBucket, k, PutOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	full, err := l.ListUploads(ctx, testBucket, ListUploadsOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, u := range full.Uploads {
-		want = append(want, u.UploadID)
-	}
-	for size := 1; size <= len(want); size++ {
-		var got []string
-		opts := ListUploadsOptions{MaxUploads: size}
-		for range len(want) + 1 {
-			page, err := l.ListUploads(ctx, testBucket, opts)
-			if err != nil {
-				t.Fatalf("size %d: %v", size, err)
-			}
-			for _, u := range page.Uploads {
-				got = append(got, u.UploadID)
-			}
-			if !page.IsTruncated {
-				break
-			}
-			opts.KeyMarker, opts.UploadIDMarker = page.NextKeyMarker, page.NextUploadIDMarker
+	for _, delim := range []string{"", "/"} {
+		full, err := l.ListUploads(ctx, testBucket, ListUploadsOptions{Delimiter: delim})
+		if err != nil {
+			t.Fatal(err)
 		}
-		if strings.Join(got, ",") != strings.Join(want, ",") {
-			t.Errorf("size %d: pages gave %v, want %v", size, got, want)
+		var want []string
+		for _, u := range full.Uploads {
+			want = append(want, u.UploadID)
+		}
+		want = append(want, full.Prefixes...)
+		for size := 1; size <= len(want); size++ {
+			var ids, prefixes []string
+			opts := ListUploadsOptions{MaxUploads: size, Delimiter: delim}
+			for range 20 {
+				page, err := l.ListUploads(ctx, testBucket, opts)
+				if err != nil {
+					t.Fatalf("size %d: %v", size, err)
+				}
+				for _, u := range page.Uploads {
+					ids = append(ids, u.UploadID)
+				}
+				for _, p := range page.Prefixes {
+					if len(prefixes) == 0 || prefixes[len(prefixes)-1] != p {
+						prefixes = append(prefixes, p)
+					}
+				}
+				if !page.IsTruncated {
+					break
+				}
+				opts.KeyMarker, opts.UploadIDMarker = page.NextKeyMarker, page.NextUploadIDMarker
+			}
+			if got := strings.Join(append(ids, prefixes...), ","); got != strings.Join(want, ",") {
+				t.Errorf("delimiter %q size %d: pages gave %v, want %v", delim, size, got, want)
+			}
 		}
 	}
 }

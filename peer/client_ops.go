@@ -36,8 +36,8 @@ func (c *Client) StatBucket(ctx context.Context, bucket string) (meta.Bucket, er
 	return b, err
 }
 
-// DeleteBucket removes the bucket (meta.ErrBucketNotEmpty while it holds
-// live objects or uploads).
+// DeleteBucket removes the bucket with its uploads in progress
+// (meta.ErrBucketNotEmpty while it holds live objects).
 func (c *Client) DeleteBucket(ctx context.Context, bucket string) error {
 	return c.call(ctx, http.MethodDelete, pathBucket, bucketQuery(bucket), nil)
 }

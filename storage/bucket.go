@@ -119,8 +119,11 @@ func (s *Store) ListBuckets(ctx context.Context) ([]meta.Bucket, error) {
 }
 
 // DeleteBucket removes the bucket and everything under it (tombstones,
-// damaged records). It fails with meta.ErrBucketNotEmpty while the bucket
-// holds a live object or an upload.
+// damaged records, and uploads in progress with their parts, as S3 aborts
+// a deleted bucket's uploads). It fails with meta.ErrBucketNotEmpty while
+// the bucket holds a live object. The whole tree goes in one rename into
+// the staging area, so a crash leaves either the bucket with all it held
+// or no bucket; what the rename hid is wiped on the next Open.
 func (s *Store) DeleteBucket(ctx context.Context, bucket string) error {
 	if err := s.check(ctx); err != nil {
 		return err
@@ -136,44 +139,9 @@ func (s *Store) DeleteBucket(ctx context.Context, bucket string) error {
 	if n := s.idx.live(bucket); n > 0 {
 		return fmt.Errorf("delete bucket %s: %d objects: %w", bucket, n, meta.ErrBucketNotEmpty)
 	}
-	busy, err := s.hasUploads(bucket)
-	if err != nil {
-		return fmt.Errorf("delete bucket %s: %w", bucket, err)
-	}
-	if busy {
-		return fmt.Errorf("delete bucket %s: uploads in progress: %w", bucket, meta.ErrBucketNotEmpty)
-	}
 	if err := s.removeTree(s.bucketDir(bucket)); err != nil {
 		return fmt.Errorf("delete bucket %s: %w", bucket, err)
 	}
 	s.idx.drop(bucket)
 	return nil
-}
-
-// hasUploads reports whether any upload record exists in the bucket.
-func (s *Store) hasUploads(bucket string) (bool, error) {
-	root := s.uploadsDir(bucket)
-	keys, err := os.ReadDir(root)
-	if isNotExist(err) {
-		return false, nil
-	}
-	if err != nil {
-		return false, ioErr("list uploads", err)
-	}
-	for _, k := range keys {
-		ids, err := os.ReadDir(filepath.Join(root, k.Name()))
-		if err != nil && !isNotExist(err) {
-			return false, ioErr("list uploads", err)
-		}
-		for _, id := range ids {
-			_, err := os.Stat(filepath.Join(root, k.Name(), id.Name(), uploadMetaName))
-			if err == nil {
-				return true, nil
-			}
-			if !isNotExist(err) {
-				return false, ioErr("stat upload", err)
-			}
-		}
-	}
-	return false, nil
 }

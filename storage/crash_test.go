@@ -270,3 +270,71 @@ func TestStageSurvivesMissingStagingDir(t *testing.T) {
 		t.Fatalf("put after staging dir vanished: %v", err)
 	}
 }
+
+// TestDeleteBucketCrash builds what each crash point of deleting a bucket
+// that holds an upload leaves on disk: before the rename the bucket and
+// its upload are whole; after it (the tree hidden in staging, maybe half
+// removed) there is no bucket, and a bucket made again under the name
+// holds no trace of the upload.
+func TestDeleteBucketCrash(t *testing.T) {
+	cases := []struct {
+		name  string
+		crash func(t *testing.T, s *Store)
+		gone  bool
+	}{
+		{"before the rename", func(t *testing.T, s *Store) {}, false},
+		{"after the rename", func(t *testing.T, s *Store) {
+			if err := os.Rename(s.bucketDir("bkt"), filepath.Join(s.Dir(), ".tmp", "5f0c3c43-5d0e-4d55-9a8e-8d9a7f0e6b11")); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+		{"part way through removing the hidden tree", func(t *testing.T, s *Store) {
+			hidden := filepath.Join(s.Dir(), ".tmp", "5f0c3c43-5d0e-4d55-9a8e-8d9a7f0e6b11")
+			if err := os.Rename(s.bucketDir("bkt"), hidden); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Remove(filepath.Join(hidden, bucketMetaName)); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newStore(t)
+			newUpload(t, s, "k", "u")
+			commitPart(t, s, "k", "u", 1, "part one")
+			s.Close()
+			tc.crash(t, s)
+			s = openAt(t, s.Dir())
+			if tmpEntries(t, s) != 0 {
+				t.Fatal("staging not wiped")
+			}
+			_, err := s.StatBucket(ctx, "bkt")
+			if !tc.gone {
+				wantErr(t, "stat", err, nil)
+				u, err := s.GetUpload(ctx, "bkt", "k", "u")
+				if err != nil || len(u.Parts) != 1 {
+					t.Fatalf("upload after the crash: %+v, %v", u, err)
+				}
+				wantErr(t, "delete after the crash", s.DeleteBucket(ctx, "bkt"), nil)
+				return
+			}
+			wantErr(t, "stat", err, meta.ErrBucketNotFound)
+			mustMakeBucket(t, s, "bkt")
+			_, err = s.GetUpload(ctx, "bkt", "k", "u")
+			wantErr(t, "upload in the bucket made again", err, meta.ErrUploadNotFound)
+			if ups, err := s.ListUploads(ctx, "bkt", ""); err != nil || len(ups) != 0 {
+				t.Fatalf("uploads in the bucket made again: %v %v", ups, err)
+			}
+			err = filepath.Walk(s.bucketDir("bkt"), func(p string, fi os.FileInfo, err error) error {
+				if err == nil && fi.Mode().IsRegular() && fi.Name() != bucketMetaName {
+					t.Errorf("left on disk: %s", p)
+				}
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}

@@ -172,7 +172,17 @@ func TestDeleteBucket(t *testing.T) {
 			s.Commit(ctx, object("bkt", "k", stamp(2, "w")), nil)
 			return s
 		}, nil},
-		{"upload", func(t *testing.T, s *Store) *Store { newUpload(t, s, "k", "u"); return s }, meta.ErrBucketNotEmpty},
+		{"upload", func(t *testing.T, s *Store) *Store { newUpload(t, s, "k", "u"); return s }, nil},
+		{"upload with parts", func(t *testing.T, s *Store) *Store {
+			newUpload(t, s, "k", "u")
+			commitPart(t, s, "k", "u", 1, "part one")
+			return s
+		}, nil},
+		{"upload and live object", func(t *testing.T, s *Store) *Store {
+			newUpload(t, s, "k", "u")
+			put(t, s, "bkt", "o", stamp(1, "w"), []byte("x"))
+			return s
+		}, meta.ErrBucketNotEmpty},
 		{"aborted upload", func(t *testing.T, s *Store) *Store {
 			newUpload(t, s, "k", "u")
 			s.AbortUpload(ctx, "bkt", "k", "u")
@@ -190,10 +200,14 @@ func TestDeleteBucket(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := tc.setup(t, newStore(t))
+			before, _ := s.ListUploads(ctx, "bkt", "")
 			wantErr(t, "delete", s.DeleteBucket(ctx, "bkt"), tc.want)
 			_, err := s.StatBucket(ctx, "bkt")
 			if tc.want != nil {
 				wantErr(t, "stat kept bucket", err, nil)
+				if after, _ := s.ListUploads(ctx, "bkt", ""); len(after) != len(before) {
+					t.Fatalf("refused delete changed the uploads: %d, then %d", len(before), len(after))
+				}
 				return
 			}
 			wantErr(t, "stat deleted bucket", err, meta.ErrBucketNotFound)
@@ -203,6 +217,11 @@ func TestDeleteBucket(t *testing.T) {
 			if ents, err := s.List(ctx, "bkt", "", "", 0); err != nil || len(ents) != 0 {
 				t.Fatalf("recreated bucket lists %v %v", ents, err)
 			}
+			if ups, err := s.ListUploads(ctx, "bkt", ""); err != nil || len(ups) != 0 {
+				t.Fatalf("recreated bucket lists uploads %v %v", ups, err)
+			}
+			_, err = s.GetUpload(ctx, "bkt", "k", "u")
+			wantErr(t, "old upload in the recreated bucket", err, meta.ErrUploadNotFound)
 		})
 	}
 }

@@ -177,8 +177,9 @@ func (p *postPolicy) addList(c json.RawMessage) error {
 	if json.Unmarshal(list[1], &field) != nil || json.Unmarshal(list[2], &value) != nil {
 		return errPolicyJSON()
 	}
-	// S3 quotes a List condition as the document wrote it.
-	cond := policyCond{op: lop, value: value, text: string(c)}
+	// S3 quotes a failed condition with its terms spaced, whatever the
+	// document's own spacing (minio-go's suite matches it as text).
+	cond := policyCond{op: lop, value: value, text: "[" + jsonText(op) + ", " + jsonText(field) + ", " + jsonText(value) + "]"}
 	if name, ok := strings.CutPrefix(field, "$"); ok {
 		cond.field = strings.ToLower(name)
 	} else {

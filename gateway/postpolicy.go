@@ -109,6 +109,10 @@ func readForm(mr *mpart.Reader) (form, error) {
 			return f, apiErr(errMalformedPOSTRequest)
 		}
 		name := part.FormName()
+		if name == "" {
+			// A part without a field name is no form field at all.
+			return f, apiErr(errMalformedPOSTRequest)
+		}
 		if strings.EqualFold(name, "file") {
 			f.filename, f.file = part.FileName(), part
 			return f, nil

@@ -26,10 +26,10 @@ type corsConfig struct {
 
 type corsRule struct {
 	ID             string   `xml:"ID,omitempty"`
-	AllowedHeaders []string `xml:"AllowedHeader,omitempty"`
+	AllowedHeaders []string `xml:"AllowedHeader"`
 	AllowedMethods []string `xml:"AllowedMethod"`
 	AllowedOrigins []string `xml:"AllowedOrigin"`
-	ExposeHeaders  []string `xml:"ExposeHeader,omitempty"`
+	ExposeHeaders  []string `xml:"ExposeHeader"`
 	MaxAgeSeconds  *int     `xml:"MaxAgeSeconds,omitempty"`
 }
 
@@ -64,9 +64,8 @@ func (r *corsRule) validate() error {
 	if len(r.ID) > maxCORSID {
 		return apiErrf(errInvalidRequest, "The ID of a CORSRule can not be longer than 255 characters.")
 	}
-	if r.MaxAgeSeconds != nil && *r.MaxAgeSeconds < 0 {
-		return apiErr(errMalformedXML)
-	}
+	// A negative MaxAgeSeconds is accepted and given back as sent, as S3
+	// does; browsers treat it as "do not cache".
 	for i, m := range r.AllowedMethods {
 		r.AllowedMethods[i] = strings.TrimSpace(m)
 		if !corsMethods[r.AllowedMethods[i]] {
@@ -76,22 +75,56 @@ func (r *corsRule) validate() error {
 	for i, o := range r.AllowedOrigins {
 		r.AllowedOrigins[i] = strings.TrimSpace(o)
 		if strings.Count(o, "*") > 1 {
-			return apiErrf(errInvalidRequest, "AllowedOrigin %q can not have more than one wildcard.", o)
+			return apiErrf(errInvalidRequest, `AllowedOrigin "%s" can not have more than one wildcard.`, o)
 		}
 	}
 	for i, h := range r.AllowedHeaders {
 		r.AllowedHeaders[i] = strings.TrimSpace(h)
+		if err := checkCORSHeader(r.AllowedHeaders[i], h); err != nil {
+			return err
+		}
 		if strings.Count(h, "*") > 1 {
-			return apiErrf(errInvalidRequest, "AllowedHeader %q can not have more than one wildcard.", h)
+			return apiErrf(errInvalidRequest, `AllowedHeader "%s" can not have more than one wildcard.`, h)
 		}
 	}
 	for i, h := range r.ExposeHeaders {
 		r.ExposeHeaders[i] = strings.TrimSpace(h)
 		if strings.Contains(h, "*") {
-			return apiErrf(errInvalidRequest, "ExposeHeader %q contains wildcard. We currently do not support wildcard for ExposeHeader.", h)
+			return apiErrf(errInvalidRequest, `ExposeHeader "%s" contains wildcard. We currently do not support wildcard for ExposeHeader.`, h)
+		}
+		if err := checkCORSHeader(r.ExposeHeaders[i], h); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// checkCORSHeader refuses a configured header name that is not an HTTP
+// token. The message names AllowedHeader for ExposeHeader values too:
+// that is the text versitygw's suite expects for both.
+func checkCORSHeader(name, sent string) error {
+	if name != "" && !isToken(name) {
+		return apiErrf(errInvalidRequest, `AllowedHeader "%s" contains invalid character.`, sent)
+	}
+	return nil
+}
+
+// isToken reports whether s is an HTTP token (RFC 9110 section 5.6.2),
+// the syntax of a header name.
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // wildMatch matches s against a pattern with at most one "*" standing for

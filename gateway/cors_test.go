@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/xml"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -99,29 +100,64 @@ func TestBucketCorsConfig(t *testing.T) {
 	rule := func(inner string) string {
 		return "<CORSConfiguration><CORSRule>" + inner + "</CORSRule></CORSConfiguration>"
 	}
+	anyRule := func(inner string) string {
+		return rule("<AllowedOrigin>*</AllowedOrigin><AllowedMethod>GET</AllowedMethod>" + inner)
+	}
+	const malformed = "The XML you provided was not well-formed or did not validate against our published schema."
 	bad := []struct {
 		name, body string
-		code       string
+		code, msg  string
 	}{
-		{"not xml", "<CORS", "MalformedXML"},
-		{"wrong root", "<Foo><CORSRule/></Foo>", "MalformedXML"},
-		{"no rules", "<CORSConfiguration></CORSConfiguration>", "MalformedXML"},
-		{"no origin", rule("<AllowedMethod>GET</AllowedMethod>"), "MalformedXML"},
-		{"no method", rule("<AllowedOrigin>*</AllowedOrigin>"), "MalformedXML"},
-		{"bad method", rule("<AllowedOrigin>*</AllowedOrigin><AllowedMethod>PATCH</AllowedMethod>"), "InvalidRequest"},
-		{"two origin wildcards", rule("<AllowedOrigin>*.*</AllowedOrigin><AllowedMethod>GET</AllowedMethod>"), "InvalidRequest"},
-		{"two header wildcards", rule("<AllowedOrigin>*</AllowedOrigin><AllowedMethod>GET</AllowedMethod><AllowedHeader>*a*</AllowedHeader>"), "InvalidRequest"},
-		{"expose wildcard", rule("<AllowedOrigin>*</AllowedOrigin><AllowedMethod>GET</AllowedMethod><ExposeHeader>*</ExposeHeader>"), "InvalidRequest"},
-		{"negative max age", rule("<AllowedOrigin>*</AllowedOrigin><AllowedMethod>GET</AllowedMethod><MaxAgeSeconds>-1</MaxAgeSeconds>"), "MalformedXML"},
-		{"long id", rule("<ID>" + strings.Repeat("i", 256) + "</ID><AllowedOrigin>*</AllowedOrigin><AllowedMethod>GET</AllowedMethod>"), "InvalidRequest"},
-		{"too many rules", "<CORSConfiguration>" + strings.Repeat("<CORSRule><AllowedOrigin>*</AllowedOrigin><AllowedMethod>GET</AllowedMethod></CORSRule>", 101) + "</CORSConfiguration>", "MalformedXML"},
+		{"not xml", "<CORS", "MalformedXML", malformed},
+		{"wrong root", "<Foo><CORSRule/></Foo>", "MalformedXML", malformed},
+		{"no rules", "<CORSConfiguration></CORSConfiguration>", "MalformedXML", malformed},
+		{"no origin", rule("<AllowedMethod>GET</AllowedMethod>"), "MalformedXML", malformed},
+		{"no method", rule("<AllowedOrigin>*</AllowedOrigin>"), "MalformedXML", malformed},
+		{"bad method", rule("<AllowedOrigin>*</AllowedOrigin><AllowedMethod>PATCH</AllowedMethod>"), "InvalidRequest",
+			"Found unsupported HTTP method in CORS config. Unsupported method is PATCH"},
+		{"lowercase method", rule("<AllowedOrigin>*</AllowedOrigin><AllowedMethod>get</AllowedMethod>"), "InvalidRequest",
+			"Found unsupported HTTP method in CORS config. Unsupported method is get"},
+		{"two origin wildcards", rule("<AllowedOrigin>*.*</AllowedOrigin><AllowedMethod>GET</AllowedMethod>"), "InvalidRequest",
+			`AllowedOrigin "*.*" can not have more than one wildcard.`},
+		{"two header wildcards", anyRule("<AllowedHeader>*a*</AllowedHeader>"), "InvalidRequest",
+			`AllowedHeader "*a*" can not have more than one wildcard.`},
+		{"header with space", anyRule("<AllowedHeader>X-Amz-Date</AllowedHeader><AllowedHeader>invalid header</AllowedHeader>"), "InvalidRequest",
+			`AllowedHeader "invalid header" contains invalid character.`},
+		{"header with colon", anyRule("<AllowedHeader>X-Custom:Header</AllowedHeader>"), "InvalidRequest",
+			`AllowedHeader "X-Custom:Header" contains invalid character.`},
+		{"header with quotes", anyRule(`<AllowedHeader>X"Quote"</AllowedHeader>`), "InvalidRequest",
+			`AllowedHeader "X"Quote"" contains invalid character.`},
+		{"expose header with slash", anyRule("<ExposeHeader>ETag</ExposeHeader><ExposeHeader>Bad/Header</ExposeHeader>"), "InvalidRequest",
+			`AllowedHeader "Bad/Header" contains invalid character.`},
+		{"expose header non-ascii", anyRule("<ExposeHeader>NonAsciiŁ</ExposeHeader>"), "InvalidRequest",
+			`AllowedHeader "NonAsciiŁ" contains invalid character.`},
+		{"expose wildcard", anyRule("<ExposeHeader>*</ExposeHeader>"), "InvalidRequest",
+			`ExposeHeader "*" contains wildcard. We currently do not support wildcard for ExposeHeader.`},
+		{"long id", rule("<ID>" + strings.Repeat("i", 256) + "</ID><AllowedOrigin>*</AllowedOrigin><AllowedMethod>GET</AllowedMethod>"), "InvalidRequest",
+			"The ID of a CORSRule can not be longer than 255 characters."},
+		{"too many rules", "<CORSConfiguration>" + strings.Repeat("<CORSRule><AllowedOrigin>*</AllowedOrigin><AllowedMethod>GET</AllowedMethod></CORSRule>", 101) + "</CORSConfiguration>", "MalformedXML", malformed},
 	}
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {
-			expect(t, do(h, req{method: http.MethodPut, target: "/bkt?cors", body: tc.body}), http.StatusBadRequest, tc.code)
+			rec := do(h, req{method: http.MethodPut, target: "/bkt?cors", body: tc.body})
+			expect(t, rec, http.StatusBadRequest, tc.code)
+			if got := errorOf(t, rec).Message; got != tc.msg {
+				t.Errorf("message %q, want %q", got, tc.msg)
+			}
 			// Nothing was stored.
 			expect(t, do(h, req{method: http.MethodGet, target: "/bkt?cors"}), http.StatusNotFound, "NoSuchCORSConfiguration")
 		})
+	}
+
+	// Accepted as S3 accepts them: a negative max age (given back as
+	// sent), wildcard and empty header names, any token.
+	odd := anyRule("<AllowedHeader>x-amz-*</AllowedHeader><AllowedHeader></AllowedHeader><AllowedHeader>!#$%&amp;'*+-.^_`|~09</AllowedHeader>" +
+		"<ExposeHeader>x-amz-meta-a</ExposeHeader><MaxAgeSeconds>-100</MaxAgeSeconds>")
+	mustDo(t, h, req{method: http.MethodPut, target: "/bkt?cors", body: odd})
+	var oddGot corsConfig
+	decodeXML(t, mustDo(t, h, req{method: http.MethodGet, target: "/bkt?cors"}), &oddGot)
+	if r := oddGot.Rules[0]; r.MaxAgeSeconds == nil || *r.MaxAgeSeconds != -100 || len(r.AllowedHeaders) != 3 {
+		t.Fatalf("odd rule round trip: %+v", oddGot)
 	}
 
 	mustDo(t, h, req{method: http.MethodPut, target: "/bkt?cors", body: testCORS})
@@ -134,6 +170,16 @@ func TestBucketCorsConfig(t *testing.T) {
 	rec := do(h, req{method: http.MethodDelete, target: "/bkt?cors"})
 	expect(t, rec, http.StatusNoContent, "")
 	expect(t, do(h, req{method: http.MethodGet, target: "/bkt?cors"}), http.StatusNotFound, "NoSuchCORSConfiguration")
+}
+
+// errorOf decodes an S3 error body.
+func errorOf(t testing.TB, rec *httptest.ResponseRecorder) errorResponse {
+	t.Helper()
+	var e errorResponse
+	if err := xml.Unmarshal(rec.Body.Bytes(), &e); err != nil {
+		t.Fatalf("error body does not parse: %v\n%s", err, rec.Body.String())
+	}
+	return e
 }
 
 func TestCorsPreflight(t *testing.T) {

@@ -2,6 +2,8 @@ package gateway
 
 import (
 	"context"
+	"crypto/md5"
+	"encoding/base64"
 	"encoding/xml"
 	"net/http"
 	"net/http/httptest"
@@ -357,4 +359,33 @@ func FuzzParseCORS(f *testing.F) {
 			_ = c.match(r.AllowedOrigins[0], r.AllowedMethods[0], r.AllowedHeaders)
 		}
 	})
+}
+
+func TestBucketCorsContentMD5(t *testing.T) {
+	h := newCORSGateway(t, allowAll{})
+	setup(t, h, "bkt", nil)
+	sum := md5.Sum([]byte(testCORS))
+	good := base64.StdEncoding.EncodeToString(sum[:])
+	cases := []struct {
+		name, md5 string
+		status    int
+		code, msg string
+	}{
+		{"not base64", "invalid", 400, "InvalidDigest", "The Content-Md5 you specified is not valid."},
+		{"short", base64.StdEncoding.EncodeToString([]byte("short")), 400, "InvalidDigest", "The Content-Md5 you specified is not valid."},
+		{"wrong", "uU0nuZNNPgilLlLX2n2r+s==", 400, "BadDigest", "The Content-MD5 you specified did not match what we received."},
+		{"right", good, 200, "", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := do(h, req{method: http.MethodPut, target: "/bkt?cors", body: testCORS, header: map[string]string{"Content-MD5": tc.md5}})
+			expect(t, rec, tc.status, tc.code)
+			if tc.status != 200 {
+				if got := errorOf(t, rec).Message; got != tc.msg {
+					t.Errorf("message %q, want %q", got, tc.msg)
+				}
+				expect(t, do(h, req{method: http.MethodGet, target: "/bkt?cors"}), http.StatusNotFound, "NoSuchCORSConfiguration")
+			}
+		})
+	}
 }

@@ -101,7 +101,7 @@ var errorTable = map[errCode]apiError{
 	errContentSHA256Mismatch:             {"XAmzContentSHA256Mismatch", http.StatusBadRequest, "The provided 'x-amz-content-sha256' header does not match what was computed."},
 	errIncompleteBody:                    {"IncompleteBody", http.StatusBadRequest, "You did not provide the number of bytes specified by the Content-Length HTTP header."},
 	errBadDigest:                         {"BadDigest", http.StatusBadRequest, "The Content-MD5 or checksum you specified did not match what we received."},
-	errInvalidDigest:                     {"InvalidDigest", http.StatusBadRequest, "The Content-MD5 you specified is not valid."},
+	errInvalidDigest:                     {"InvalidDigest", http.StatusBadRequest, "The Content-Md5 you specified is not valid."},
 	errInvalidChecksum:                   {"InvalidRequest", http.StatusBadRequest, "The checksum header or trailer is invalid."},
 	errInvalidRequest:                    {"InvalidRequest", http.StatusBadRequest, "Invalid request."},
 	errInvalidArgument:                   {"InvalidArgument", http.StatusBadRequest, "Invalid argument."},

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/xml"
 	"net/http"
-	"strconv"
 	"strings"
 )
 
@@ -125,106 +124,4 @@ func isToken(s string) bool {
 		}
 	}
 	return true
-}
-
-// wildMatch matches s against a pattern with at most one "*" standing for
-// any run of characters.
-func wildMatch(pattern, s string) bool {
-	before, after, ok := strings.Cut(pattern, "*")
-	if !ok {
-		return pattern == s
-	}
-	return len(s) >= len(before)+len(after) && strings.HasPrefix(s, before) && strings.HasSuffix(s, after)
-}
-
-// match returns the first rule allowing origin, method and every one of
-// headers (header names compare case-insensitively, origins exactly).
-func (c *corsConfig) match(origin, method string, headers []string) *corsRule {
-	for i := range c.Rules {
-		r := &c.Rules[i]
-		if r.allowsOrigin(origin) && r.allowsMethod(method) && r.allowsHeaders(headers) {
-			return r
-		}
-	}
-	return nil
-}
-
-func (r *corsRule) allowsOrigin(origin string) bool {
-	for _, o := range r.AllowedOrigins {
-		if wildMatch(o, origin) {
-			return true
-		}
-	}
-	return false
-}
-
-func (r *corsRule) allowsMethod(method string) bool {
-	for _, m := range r.AllowedMethods {
-		if m == method {
-			return true
-		}
-	}
-	return false
-}
-
-func (r *corsRule) allowsHeaders(headers []string) bool {
-	for _, h := range headers {
-		ok := false
-		for _, a := range r.AllowedHeaders {
-			if wildMatch(strings.ToLower(a), strings.ToLower(h)) {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return false
-		}
-	}
-	return true
-}
-
-// setAllowOrigin writes the headers every CORS answer from rule carries.
-// A rule open to every origin answers "*" without credentials, as S3 does;
-// a named origin is echoed and credentials allowed.
-func (r *corsRule) setAllowOrigin(h http.Header, origin string) {
-	wildcard := false
-	for _, o := range r.AllowedOrigins {
-		if o == "*" {
-			wildcard = true
-		}
-	}
-	if wildcard {
-		h.Set("Access-Control-Allow-Origin", "*")
-	} else {
-		h.Set("Access-Control-Allow-Origin", origin)
-		h.Set("Access-Control-Allow-Credentials", "true")
-	}
-	if len(r.ExposeHeaders) > 0 {
-		h.Set("Access-Control-Expose-Headers", strings.Join(r.ExposeHeaders, ", "))
-	}
-}
-
-// setPreflight writes a successful preflight answer's headers.
-func (r *corsRule) setPreflight(h http.Header, origin string, headers []string) {
-	r.setAllowOrigin(h, origin)
-	h.Set("Access-Control-Allow-Methods", strings.Join(r.AllowedMethods, ", "))
-	if len(headers) > 0 {
-		h.Set("Access-Control-Allow-Headers", strings.Join(headers, ", "))
-	}
-	if r.MaxAgeSeconds != nil {
-		h.Set("Access-Control-Max-Age", strconv.Itoa(*r.MaxAgeSeconds))
-	}
-}
-
-// requestHeaders splits Access-Control-Request-Headers into names.
-func requestHeaders(v []string) []string {
-	var out []string
-	for _, line := range v {
-		for _, h := range strings.Split(line, ",") {
-			if h = strings.TrimSpace(h); h != "" {
-				out = append(out, strings.ToLower(h))
-			}
-		}
-	}
-	return out
 }

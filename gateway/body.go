@@ -130,7 +130,7 @@ func (g *gateway) readBody(w http.ResponseWriter, r *http.Request) ([]byte, erro
 	if want != nil {
 		got := md5.Sum(body)
 		if !bytes.Equal(got[:], want) {
-			return nil, apiErr(errBadDigest)
+			return nil, apiErrf(errBadDigest, "The Content-MD5 you specified did not match what we received.")
 		}
 	}
 	return body, nil

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/xml"
 	"net/http"
-	"strconv"
 	"strings"
 )
 
@@ -26,10 +25,10 @@ type corsConfig struct {
 
 type corsRule struct {
 	ID             string   `xml:"ID,omitempty"`
-	AllowedHeaders []string `xml:"AllowedHeader,omitempty"`
+	AllowedHeaders []string `xml:"AllowedHeader"`
 	AllowedMethods []string `xml:"AllowedMethod"`
 	AllowedOrigins []string `xml:"AllowedOrigin"`
-	ExposeHeaders  []string `xml:"ExposeHeader,omitempty"`
+	ExposeHeaders  []string `xml:"ExposeHeader"`
 	MaxAgeSeconds  *int     `xml:"MaxAgeSeconds,omitempty"`
 }
 
@@ -64,9 +63,8 @@ func (r *corsRule) validate() error {
 	if len(r.ID) > maxCORSID {
 		return apiErrf(errInvalidRequest, "The ID of a CORSRule can not be longer than 255 characters.")
 	}
-	if r.MaxAgeSeconds != nil && *r.MaxAgeSeconds < 0 {
-		return apiErr(errMalformedXML)
-	}
+	// A negative MaxAgeSeconds is accepted and given back as sent, as S3
+	// does; browsers treat it as "do not cache".
 	for i, m := range r.AllowedMethods {
 		r.AllowedMethods[i] = strings.TrimSpace(m)
 		if !corsMethods[r.AllowedMethods[i]] {
@@ -76,122 +74,54 @@ func (r *corsRule) validate() error {
 	for i, o := range r.AllowedOrigins {
 		r.AllowedOrigins[i] = strings.TrimSpace(o)
 		if strings.Count(o, "*") > 1 {
-			return apiErrf(errInvalidRequest, "AllowedOrigin %q can not have more than one wildcard.", o)
+			return apiErrf(errInvalidRequest, `AllowedOrigin "%s" can not have more than one wildcard.`, o)
 		}
 	}
 	for i, h := range r.AllowedHeaders {
 		r.AllowedHeaders[i] = strings.TrimSpace(h)
+		if err := checkCORSHeader(r.AllowedHeaders[i], h); err != nil {
+			return err
+		}
 		if strings.Count(h, "*") > 1 {
-			return apiErrf(errInvalidRequest, "AllowedHeader %q can not have more than one wildcard.", h)
+			return apiErrf(errInvalidRequest, `AllowedHeader "%s" can not have more than one wildcard.`, h)
 		}
 	}
 	for i, h := range r.ExposeHeaders {
 		r.ExposeHeaders[i] = strings.TrimSpace(h)
 		if strings.Contains(h, "*") {
-			return apiErrf(errInvalidRequest, "ExposeHeader %q contains wildcard. We currently do not support wildcard for ExposeHeader.", h)
+			return apiErrf(errInvalidRequest, `ExposeHeader "%s" contains wildcard. We currently do not support wildcard for ExposeHeader.`, h)
+		}
+		if err := checkCORSHeader(r.ExposeHeaders[i], h); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// wildMatch matches s against a pattern with at most one "*" standing for
-// any run of characters.
-func wildMatch(pattern, s string) bool {
-	before, after, ok := strings.Cut(pattern, "*")
-	if !ok {
-		return pattern == s
-	}
-	return len(s) >= len(before)+len(after) && strings.HasPrefix(s, before) && strings.HasSuffix(s, after)
-}
-
-// match returns the first rule allowing origin, method and every one of
-// headers (header names compare case-insensitively, origins exactly).
-func (c *corsConfig) match(origin, method string, headers []string) *corsRule {
-	for i := range c.Rules {
-		r := &c.Rules[i]
-		if r.allowsOrigin(origin) && r.allowsMethod(method) && r.allowsHeaders(headers) {
-			return r
-		}
+// checkCORSHeader refuses a configured header name that is not an HTTP
+// token. The message names AllowedHeader for ExposeHeader values too:
+// that is the text versitygw's suite expects for both.
+func checkCORSHeader(name, sent string) error {
+	if name != "" && !isToken(name) {
+		return apiErrf(errInvalidRequest, `AllowedHeader "%s" contains invalid character.`, sent)
 	}
 	return nil
 }
 
-func (r *corsRule) allowsOrigin(origin string) bool {
-	for _, o := range r.AllowedOrigins {
-		if wildMatch(o, origin) {
-			return true
-		}
+// isToken reports whether s is an HTTP token (RFC 9110 section 5.6.2),
+// the syntax of a header name.
+func isToken(s string) bool {
+	if s == "" {
+		return false
 	}
-	return false
-}
-
-func (r *corsRule) allowsMethod(method string) bool {
-	for _, m := range r.AllowedMethods {
-		if m == method {
-			return true
-		}
-	}
-	return false
-}
-
-func (r *corsRule) allowsHeaders(headers []string) bool {
-	for _, h := range headers {
-		ok := false
-		for _, a := range r.AllowedHeaders {
-			if wildMatch(strings.ToLower(a), strings.ToLower(h)) {
-				ok = true
-				break
-			}
-		}
-		if !ok {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
 			return false
 		}
 	}
 	return true
-}
-
-// setAllowOrigin writes the headers every CORS answer from rule carries.
-// A rule open to every origin answers "*" without credentials, as S3 does;
-// a named origin is echoed and credentials allowed.
-func (r *corsRule) setAllowOrigin(h http.Header, origin string) {
-	wildcard := false
-	for _, o := range r.AllowedOrigins {
-		if o == "*" {
-			wildcard = true
-		}
-	}
-	if wildcard {
-		h.Set("Access-Control-Allow-Origin", "*")
-	} else {
-		h.Set("Access-Control-Allow-Origin", origin)
-		h.Set("Access-Control-Allow-Credentials", "true")
-	}
-	if len(r.ExposeHeaders) > 0 {
-		h.Set("Access-Control-Expose-Headers", strings.Join(r.ExposeHeaders, ", "))
-	}
-}
-
-// setPreflight writes a successful preflight answer's headers.
-func (r *corsRule) setPreflight(h http.Header, origin string, headers []string) {
-	r.setAllowOrigin(h, origin)
-	h.Set("Access-Control-Allow-Methods", strings.Join(r.AllowedMethods, ", "))
-	if len(headers) > 0 {
-		h.Set("Access-Control-Allow-Headers", strings.Join(headers, ", "))
-	}
-	if r.MaxAgeSeconds != nil {
-		h.Set("Access-Control-Max-Age", strconv.Itoa(*r.MaxAgeSeconds))
-	}
-}
-
-// requestHeaders splits Access-Control-Request-Headers into names.
-func requestHeaders(v []string) []string {
-	var out []string
-	for _, line := range v {
-		for _, h := range strings.Split(line, ",") {
-			if h = strings.TrimSpace(h); h != "" {
-				out = append(out, strings.ToLower(h))
-			}
-		}
-	}
-	return out
 }

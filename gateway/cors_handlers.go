@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
-	"time"
+
+	"github.com/gorilla/mux"
 
 	"tessera/object"
 )
@@ -94,69 +94,97 @@ func (g *gateway) deleteBucketCors(w http.ResponseWriter, r *http.Request) error
 	return nil
 }
 
+// msgCORSNoBucket is S3's refusal of a preflight to a bucket that does
+// not exist: AccessForbidden, like the other refusals, not NoSuchBucket.
+const msgCORSNoBucket = "CORSResponse: Bucket not found"
+
 // preflight answers a browser's OPTIONS request. It runs unauthenticated:
-// browsers send no credentials on a preflight.
+// browsers send no credentials on a preflight. S3 checks the request's
+// own headers first (400), then the bucket and its configuration (403).
 func (g *gateway) preflight(w http.ResponseWriter, r *http.Request) error {
 	bucket, err := bucketParam(r)
 	if err != nil {
 		return err
 	}
-	origin := r.Header.Get("Origin")
-	if origin == "" {
+	if r.Header.Get("Origin") == "" {
 		return apiErr(errBadRequest)
 	}
-	method := r.Header.Get("Access-Control-Request-Method")
-	if !corsMethods[method] {
-		return apiErrf(errBadRequest, "Invalid Access-Control-Request-Method: %s", method)
-	}
-	cfg, err := g.cors.get(r.Context(), g.be, bucket)
+	cr, err := parseCORSRequest(r)
 	if err != nil {
 		return err
 	}
-	if cfg == nil {
-		return apiErr(errCORSNotEnabled)
+	st, err := g.cors.get(r.Context(), g.be, bucket)
+	if err != nil {
+		return err
 	}
-	headers := requestHeaders(r.Header.Values("Access-Control-Request-Headers"))
-	rule := cfg.match(origin, method, headers)
+	// S3 names the bucket as the resource when it has no rules to
+	// evaluate, even for an object's URL.
+	switch {
+	case st.noBucket:
+		return corsForbidden(apiErrf(errCORSNotEnabled, msgCORSNoBucket), cr.method, "BUCKET")
+	case st.cfg == nil:
+		return corsForbidden(apiErr(errCORSNotEnabled), cr.method, "BUCKET")
+	}
+	rule := st.cfg.match(cr)
 	if rule == nil {
-		return apiErr(errCORSNotAllowed)
+		resource := "BUCKET"
+		if mux.Vars(r)["key"] != "" {
+			resource = "OBJECT"
+		}
+		return corsForbidden(apiErr(errCORSNotAllowed), cr.method, resource)
 	}
-	h := w.Header()
-	h.Add("Vary", "Origin, Access-Control-Request-Headers, Access-Control-Request-Method")
-	rule.setPreflight(h, origin, headers)
+	rule.setHeaders(w.Header(), cr)
 	w.WriteHeader(http.StatusOK)
 	return nil
 }
 
+// corsForbidden adds to a preflight's refusal the fields S3 sends with
+// it: the method asked for and the kind of resource.
+func corsForbidden(err error, method, resource string) error {
+	return withFields(err, errorField{"Method", method}, errorField{"ResourceType", resource})
+}
+
 // corsActual adds the CORS response headers to a non-preflight request
-// whose Origin matches a rule of the bucket's configuration. It runs
+// whose CORS headers match a rule of the bucket's configuration. It runs
 // before authentication so that error answers carry them too (a browser
-// hides the body of a cross-origin answer without them). Failures to read
-// the configuration only leave the headers out.
+// hides the body of a cross-origin answer without them). A request that
+// matches no rule is served without CORS headers; one whose
+// Access-Control-Request-* headers are malformed is refused, as a
+// preflight would be. Failures to read the configuration only leave the
+// headers out.
 func (g *gateway) corsActual(next http.Handler) http.Handler {
 	if _, ok := g.be.(corsStore); !ok {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		origin := r.Header.Get("Origin")
-		if origin == "" || r.Method == http.MethodOptions {
-			next.ServeHTTP(w, r)
+		if err := g.corsActualHeaders(w.Header(), r); err != nil {
+			writeError(w, r, err)
 			return
-		}
-		bucket := g.requestBucket(r)
-		if bucket == "" {
-			next.ServeHTTP(w, r)
-			return
-		}
-		cfg, err := g.cors.get(r.Context(), g.be, bucket)
-		if err == nil && cfg != nil {
-			if rule := cfg.match(origin, r.Method, nil); rule != nil {
-				w.Header().Add("Vary", "Origin")
-				rule.setAllowOrigin(w.Header(), origin)
-			}
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+func (g *gateway) corsActualHeaders(h http.Header, r *http.Request) error {
+	if r.Header.Get("Origin") == "" || r.Method == http.MethodOptions {
+		return nil
+	}
+	bucket := g.requestBucket(r)
+	if bucket == "" {
+		return nil
+	}
+	st, err := g.cors.get(r.Context(), g.be, bucket)
+	if err != nil || st.cfg == nil {
+		return nil
+	}
+	cr, err := parseCORSRequest(r)
+	if err != nil {
+		return err
+	}
+	if rule := st.cfg.match(cr); rule != nil {
+		rule.setHeaders(h, cr)
+	}
+	return nil
 }
 
 // requestBucket is the bucket a request addresses, virtual-hosted or path
@@ -175,66 +203,4 @@ func (g *gateway) requestBucket(r *http.Request) string {
 		return ""
 	}
 	return bucket
-}
-
-// CORS configurations are read on every cross-origin request; the cache
-// spares a peer fan-out per request. A change made through another
-// gateway shows up here within corsCacheTTL.
-const (
-	corsCacheTTL = 5 * time.Second
-	corsCacheMax = 4096
-)
-
-type corsEntry struct {
-	cfg *corsConfig // nil: no configuration (or no bucket)
-	at  time.Time
-}
-
-type corsCache struct {
-	mu sync.Mutex
-	m  map[string]corsEntry
-}
-
-func newCORSCache() *corsCache { return &corsCache{m: map[string]corsEntry{}} }
-
-// get returns the bucket's configuration, nil when it has none or the
-// bucket does not exist. Other failures are returned and not cached.
-func (c *corsCache) get(ctx context.Context, be Backend, bucket string) (*corsConfig, error) {
-	now := time.Now()
-	c.mu.Lock()
-	e, ok := c.m[bucket]
-	c.mu.Unlock()
-	if ok && now.Sub(e.at) < corsCacheTTL {
-		return e.cfg, nil
-	}
-	cs, ok := be.(corsStore)
-	if !ok {
-		return nil, nil
-	}
-	var cfg *corsConfig
-	data, err := cs.GetBucketConfig(ctx, bucket, corsConfigName)
-	switch {
-	case errors.Is(err, object.ErrNoBucketConfig), errors.Is(err, object.ErrBucketNotFound):
-	case err != nil:
-		return nil, err
-	default:
-		if cfg, err = parseCORS(data); err != nil {
-			return nil, err
-		}
-	}
-	c.mu.Lock()
-	if len(c.m) >= corsCacheMax {
-		// Unknown bucket names cost an entry each; dropping everything
-		// keeps the map bounded at the price of a few extra reads.
-		clear(c.m)
-	}
-	c.m[bucket] = corsEntry{cfg: cfg, at: now}
-	c.mu.Unlock()
-	return cfg, nil
-}
-
-func (c *corsCache) forget(bucket string) {
-	c.mu.Lock()
-	delete(c.m, bucket)
-	c.mu.Unlock()
 }

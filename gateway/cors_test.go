@@ -2,8 +2,11 @@ package gateway
 
 import (
 	"context"
+	"crypto/md5"
+	"encoding/base64"
 	"encoding/xml"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -99,29 +102,64 @@ func TestBucketCorsConfig(t *testing.T) {
 	rule := func(inner string) string {
 		return "<CORSConfiguration><CORSRule>" + inner + "</CORSRule></CORSConfiguration>"
 	}
+	anyRule := func(inner string) string {
+		return rule("<AllowedOrigin>*</AllowedOrigin><AllowedMethod>GET</AllowedMethod>" + inner)
+	}
+	const malformed = "The XML you provided was not well-formed or did not validate against our published schema."
 	bad := []struct {
 		name, body string
-		code       string
+		code, msg  string
 	}{
-		{"not xml", "<CORS", "MalformedXML"},
-		{"wrong root", "<Foo><CORSRule/></Foo>", "MalformedXML"},
-		{"no rules", "<CORSConfiguration></CORSConfiguration>", "MalformedXML"},
-		{"no origin", rule("<AllowedMethod>GET</AllowedMethod>"), "MalformedXML"},
-		{"no method", rule("<AllowedOrigin>*</AllowedOrigin>"), "MalformedXML"},
-		{"bad method", rule("<AllowedOrigin>*</AllowedOrigin><AllowedMethod>PATCH</AllowedMethod>"), "InvalidRequest"},
-		{"two origin wildcards", rule("<AllowedOrigin>*.*</AllowedOrigin><AllowedMethod>GET</AllowedMethod>"), "InvalidRequest"},
-		{"two header wildcards", rule("<AllowedOrigin>*</AllowedOrigin><AllowedMethod>GET</AllowedMethod><AllowedHeader>*a*</AllowedHeader>"), "InvalidRequest"},
-		{"expose wildcard", rule("<AllowedOrigin>*</AllowedOrigin><AllowedMethod>GET</AllowedMethod><ExposeHeader>*</ExposeHeader>"), "InvalidRequest"},
-		{"negative max age", rule("<AllowedOrigin>*</AllowedOrigin><AllowedMethod>GET</AllowedMethod><MaxAgeSeconds>-1</MaxAgeSeconds>"), "MalformedXML"},
-		{"long id", rule("<ID>" + strings.Repeat("i", 256) + "</ID><AllowedOrigin>*</AllowedOrigin><AllowedMethod>GET</AllowedMethod>"), "InvalidRequest"},
-		{"too many rules", "<CORSConfiguration>" + strings.Repeat("<CORSRule><AllowedOrigin>*</AllowedOrigin><AllowedMethod>GET</AllowedMethod></CORSRule>", 101) + "</CORSConfiguration>", "MalformedXML"},
+		{"not xml", "<CORS", "MalformedXML", malformed},
+		{"wrong root", "<Foo><CORSRule/></Foo>", "MalformedXML", malformed},
+		{"no rules", "<CORSConfiguration></CORSConfiguration>", "MalformedXML", malformed},
+		{"no origin", rule("<AllowedMethod>GET</AllowedMethod>"), "MalformedXML", malformed},
+		{"no method", rule("<AllowedOrigin>*</AllowedOrigin>"), "MalformedXML", malformed},
+		{"bad method", rule("<AllowedOrigin>*</AllowedOrigin><AllowedMethod>PATCH</AllowedMethod>"), "InvalidRequest",
+			"Found unsupported HTTP method in CORS config. Unsupported method is PATCH"},
+		{"lowercase method", rule("<AllowedOrigin>*</AllowedOrigin><AllowedMethod>get</AllowedMethod>"), "InvalidRequest",
+			"Found unsupported HTTP method in CORS config. Unsupported method is get"},
+		{"two origin wildcards", rule("<AllowedOrigin>*.*</AllowedOrigin><AllowedMethod>GET</AllowedMethod>"), "InvalidRequest",
+			`AllowedOrigin "*.*" can not have more than one wildcard.`},
+		{"two header wildcards", anyRule("<AllowedHeader>*a*</AllowedHeader>"), "InvalidRequest",
+			`AllowedHeader "*a*" can not have more than one wildcard.`},
+		{"header with space", anyRule("<AllowedHeader>X-Amz-Date</AllowedHeader><AllowedHeader>invalid header</AllowedHeader>"), "InvalidRequest",
+			`AllowedHeader "invalid header" contains invalid character.`},
+		{"header with colon", anyRule("<AllowedHeader>X-Custom:Header</AllowedHeader>"), "InvalidRequest",
+			`AllowedHeader "X-Custom:Header" contains invalid character.`},
+		{"header with quotes", anyRule(`<AllowedHeader>X"Quote"</AllowedHeader>`), "InvalidRequest",
+			`AllowedHeader "X"Quote"" contains invalid character.`},
+		{"expose header with slash", anyRule("<ExposeHeader>ETag</ExposeHeader><ExposeHeader>Bad/Header</ExposeHeader>"), "InvalidRequest",
+			`AllowedHeader "Bad/Header" contains invalid character.`},
+		{"expose header non-ascii", anyRule("<ExposeHeader>NonAsciiŁ</ExposeHeader>"), "InvalidRequest",
+			`AllowedHeader "NonAsciiŁ" contains invalid character.`},
+		{"expose wildcard", anyRule("<ExposeHeader>*</ExposeHeader>"), "InvalidRequest",
+			`ExposeHeader "*" contains wildcard. We currently do not support wildcard for ExposeHeader.`},
+		{"long id", rule("<ID>" + strings.Repeat("i", 256) + "</ID><AllowedOrigin>*</AllowedOrigin><AllowedMethod>GET</AllowedMethod>"), "InvalidRequest",
+			"The ID of a CORSRule can not be longer than 255 characters."},
+		{"too many rules", "<CORSConfiguration>" + strings.Repeat("<CORSRule><AllowedOrigin>*</AllowedOrigin><AllowedMethod>GET</AllowedMethod></CORSRule>", 101) + "</CORSConfiguration>", "MalformedXML", malformed},
 	}
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {
-			expect(t, do(h, req{method: http.MethodPut, target: "/bkt?cors", body: tc.body}), http.StatusBadRequest, tc.code)
+			rec := do(h, req{method: http.MethodPut, target: "/bkt?cors", body: tc.body})
+			expect(t, rec, http.StatusBadRequest, tc.code)
+			if got := errorOf(t, rec).Message; got != tc.msg {
+				t.Errorf("message %q, want %q", got, tc.msg)
+			}
 			// Nothing was stored.
 			expect(t, do(h, req{method: http.MethodGet, target: "/bkt?cors"}), http.StatusNotFound, "NoSuchCORSConfiguration")
 		})
+	}
+
+	// Accepted as S3 accepts them: a negative max age (given back as
+	// sent), wildcard and empty header names, any token.
+	odd := anyRule("<AllowedHeader>x-amz-*</AllowedHeader><AllowedHeader></AllowedHeader><AllowedHeader>!#$%&amp;'*+-.^_`|~09</AllowedHeader>" +
+		"<ExposeHeader>x-amz-meta-a</ExposeHeader><MaxAgeSeconds>-100</MaxAgeSeconds>")
+	mustDo(t, h, req{method: http.MethodPut, target: "/bkt?cors", body: odd})
+	var oddGot corsConfig
+	decodeXML(t, mustDo(t, h, req{method: http.MethodGet, target: "/bkt?cors"}), &oddGot)
+	if r := oddGot.Rules[0]; r.MaxAgeSeconds == nil || *r.MaxAgeSeconds != -100 || len(r.AllowedHeaders) != 3 {
+		t.Fatalf("odd rule round trip: %+v", oddGot)
 	}
 
 	mustDo(t, h, req{method: http.MethodPut, target: "/bkt?cors", body: testCORS})
@@ -136,134 +174,14 @@ func TestBucketCorsConfig(t *testing.T) {
 	expect(t, do(h, req{method: http.MethodGet, target: "/bkt?cors"}), http.StatusNotFound, "NoSuchCORSConfiguration")
 }
 
-func TestCorsPreflight(t *testing.T) {
-	// Preflights are unauthenticated: the gateway runs behind a verifier
-	// that denies everything.
-	open, closed := corsPair(t)
-
-	pre := func(target, origin, method, headers string) req {
-		hd := map[string]string{}
-		if origin != "" {
-			hd["Origin"] = origin
-		}
-		if method != "" {
-			hd["Access-Control-Request-Method"] = method
-		}
-		if headers != "" {
-			hd["Access-Control-Request-Headers"] = headers
-		}
-		return req{method: http.MethodOptions, target: target, header: hd}
+// errorOf decodes an S3 error body.
+func errorOf(t testing.TB, rec *httptest.ResponseRecorder) errorResponse {
+	t.Helper()
+	var e errorResponse
+	if err := xml.Unmarshal(rec.Body.Bytes(), &e); err != nil {
+		t.Fatalf("error body does not parse: %v\n%s", err, rec.Body.String())
 	}
-	cases := []struct {
-		name    string
-		rq      req
-		status  int
-		code    string
-		headers map[string]string
-	}{
-		{"exact origin", pre("/bkt/a/key.txt", "https://www.example.com", "PUT", "Content-Type, X-Amz-Date"), 200, "", map[string]string{
-			"Access-Control-Allow-Origin":      "https://www.example.com",
-			"Access-Control-Allow-Methods":     "GET, PUT",
-			"Access-Control-Allow-Headers":     "content-type, x-amz-date",
-			"Access-Control-Max-Age":           "600",
-			"Access-Control-Expose-Headers":    "ETag, x-amz-request-id",
-			"Access-Control-Allow-Credentials": "true",
-		}},
-		{"wildcard origin inside", pre("/bkt/k", "https://cdn.example.org", "GET", ""), 200, "", map[string]string{
-			"Access-Control-Allow-Origin": "https://cdn.example.org",
-		}},
-		{"bucket path", pre("/bkt", "https://www.example.com", "GET", ""), 200, "", map[string]string{
-			"Access-Control-Allow-Origin": "https://www.example.com",
-		}},
-		{"star rule", pre("/bkt/k", "http://anything", "HEAD", ""), 200, "", map[string]string{
-			"Access-Control-Allow-Origin":      "*",
-			"Access-Control-Allow-Methods":     "HEAD",
-			"Access-Control-Allow-Credentials": "",
-			"Access-Control-Max-Age":           "",
-		}},
-		{"origin not allowed", pre("/bkt/k", "https://evil.com", "GET", ""), 403, "CORSResponse", nil},
-		{"suffix does not match", pre("/bkt/k", "https://example.org", "GET", ""), 403, "CORSResponse", nil},
-		{"method not allowed", pre("/bkt/k", "https://www.example.com", "DELETE", ""), 403, "CORSResponse", nil},
-		{"header not allowed", pre("/bkt/k", "https://www.example.com", "PUT", "authorization"), 403, "CORSResponse", nil},
-		{"no config", pre("/plain/k", "https://www.example.com", "GET", ""), 403, "CORSResponse", nil},
-		{"no origin", pre("/bkt/k", "", "GET", ""), 400, "BadRequest", nil},
-		{"bad method", pre("/bkt/k", "https://www.example.com", "TRACE", ""), 400, "BadRequest", nil},
-	}
-	for _, gw := range []struct {
-		name string
-		h    http.Handler
-	}{{"authenticated", open}, {"unauthenticated", closed}} {
-		for _, tc := range cases {
-			t.Run(gw.name+"/"+tc.name, func(t *testing.T) {
-				rec := do(gw.h, tc.rq)
-				expect(t, rec, tc.status, tc.code)
-				for k, v := range tc.headers {
-					if got := rec.Header().Get(k); got != v {
-						t.Errorf("%s = %q, want %q", k, got, v)
-					}
-				}
-				if tc.status != 200 && rec.Header().Get("Access-Control-Allow-Origin") != "" {
-					t.Errorf("refused preflight carries Access-Control-Allow-Origin")
-				}
-			})
-		}
-	}
-}
-
-func TestCorsActualRequests(t *testing.T) {
-	open, closed := corsPair(t)
-	withOrigin := func(method, target, origin string) req {
-		return req{method: method, target: target, header: map[string]string{"Origin": origin}}
-	}
-	cases := []struct {
-		name   string
-		h      http.Handler
-		rq     req
-		status int
-		allow  string
-		expose string
-	}{
-		{"get allowed", open, withOrigin("GET", "/bkt/k", "https://www.example.com"), 200, "https://www.example.com", "ETag, x-amz-request-id"},
-		{"head star rule", open, withOrigin("HEAD", "/bkt/k", "http://x.test"), 200, "*", ""},
-		{"error answer keeps headers", open, withOrigin("GET", "/bkt/missing", "https://a.example.org"), 404, "https://a.example.org", "ETag, x-amz-request-id"},
-		{"auth failure keeps headers", closed, withOrigin("GET", "/bkt/k", "https://www.example.com"), 403, "https://www.example.com", "ETag, x-amz-request-id"},
-		{"origin not allowed", open, withOrigin("GET", "/bkt/k", "https://evil.test"), 200, "", ""},
-		{"bucket without config", open, withOrigin("GET", "/plain/k", "https://www.example.com"), 200, "", ""},
-		{"no origin", open, req{method: "GET", target: "/bkt/k"}, 200, "", ""},
-		// Last: it deletes the object the others read.
-		{"method not in rule", open, withOrigin("DELETE", "/bkt/k", "https://www.example.com"), 204, "", ""},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			rec := do(tc.h, tc.rq)
-			if rec.Code != tc.status {
-				t.Fatalf("status %d, want %d: %s", rec.Code, tc.status, rec.Body.String())
-			}
-			hd := rec.Header()
-			if got := hd.Get("Access-Control-Allow-Origin"); got != tc.allow {
-				t.Errorf("Allow-Origin %q, want %q", got, tc.allow)
-			}
-			if got := hd.Get("Access-Control-Expose-Headers"); got != tc.expose {
-				t.Errorf("Expose-Headers %q, want %q", got, tc.expose)
-			}
-			if vary := hd.Get("Vary"); (tc.allow != "") != (vary == "Origin") {
-				t.Errorf("Vary %q with Allow-Origin %q", vary, tc.allow)
-			}
-		})
-	}
-}
-
-func TestCorsWithoutStore(t *testing.T) {
-	// A backend that cannot store configurations answers 501 to ?cors
-	// and refuses preflights as "not enabled".
-	_, h := newTestGateway(t, allowAll{})
-	setup(t, h, "bkt", nil)
-	for _, m := range []string{http.MethodGet, http.MethodPut, http.MethodDelete} {
-		expect(t, do(h, req{method: m, target: "/bkt?cors", body: testCORS}), http.StatusNotImplemented, "NotImplemented")
-	}
-	rec := do(h, req{method: http.MethodOptions, target: "/bkt/k", header: map[string]string{
-		"Origin": "https://www.example.com", "Access-Control-Request-Method": "GET"}})
-	expect(t, rec, http.StatusForbidden, "CORSResponse")
+	return e
 }
 
 func TestWildMatch(t *testing.T) {
@@ -307,8 +225,41 @@ func FuzzParseCORS(f *testing.F) {
 		if err != nil || len(c2.Rules) != len(c.Rules) {
 			t.Fatalf("re-parse of stored config: %v (%d rules, want %d)\n%s", err, len(c2.Rules), len(c.Rules), data)
 		}
+		// Every rule matches a request made of its own first values.
 		for _, r := range c.Rules {
-			_ = c.match(r.AllowedOrigins[0], r.AllowedMethods[0], r.AllowedHeaders)
+			cr := corsRequest{origin: r.AllowedOrigins[0], method: r.AllowedMethods[0]}
+			if c.match(cr) == nil {
+				t.Fatalf("rule %+v does not match %+v", r, cr)
+			}
 		}
 	})
+}
+
+func TestBucketCorsContentMD5(t *testing.T) {
+	h := newCORSGateway(t, allowAll{})
+	setup(t, h, "bkt", nil)
+	sum := md5.Sum([]byte(testCORS))
+	good := base64.StdEncoding.EncodeToString(sum[:])
+	cases := []struct {
+		name, md5 string
+		status    int
+		code, msg string
+	}{
+		{"not base64", "invalid", 400, "InvalidDigest", "The Content-Md5 you specified is not valid."},
+		{"short", base64.StdEncoding.EncodeToString([]byte("short")), 400, "InvalidDigest", "The Content-Md5 you specified is not valid."},
+		{"wrong", "uU0nuZNNPgilLlLX2n2r+s==", 400, "BadDigest", "The Content-MD5 you specified did not match what we received."},
+		{"right", good, 200, "", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := do(h, req{method: http.MethodPut, target: "/bkt?cors", body: testCORS, header: map[string]string{"Content-MD5": tc.md5}})
+			expect(t, rec, tc.status, tc.code)
+			if tc.status != 200 {
+				if got := errorOf(t, rec).Message; got != tc.msg {
+					t.Errorf("message %q, want %q", got, tc.msg)
+				}
+				expect(t, do(h, req{method: http.MethodGet, target: "/bkt?cors"}), http.StatusNotFound, "NoSuchCORSConfiguration")
+			}
+		})
+	}
 }

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"errors"
+	"net/http"
 	"testing"
 )
 
@@ -76,6 +77,40 @@ func FuzzCreateBucketConfig(f *testing.F) {
 		err := parseCreateBucketConfig(body, "us-east-1")
 		if err != nil {
 			requireCode(t, err, errMalformedXML, errInvalidLocationConstraint)
+		}
+	})
+}
+
+// FuzzChecksumHeaders: CreateMultipartUpload's, CompleteMultipartUpload's
+// and GetObjectAttributes' headers parse to values the layers accept or
+// to an S3 error of the expected code.
+func FuzzChecksumHeaders(f *testing.F) {
+	f.Add("CRC32", "FULL_OBJECT", "AAAAAA==", "ETag,Checksum")
+	f.Add("crc64nvme", "composite", "AAAAAAAAAAA=-3", "ObjectParts")
+	f.Add("", "COMPOSITE", "rVWtNbadtsaKXJAcgWPWjifHzJaXde/iV4jaJAOdivc=-3", "")
+	f.Add("MD5", "", "x", "Bogus")
+	f.Fuzz(func(t *testing.T, alg, typ, value, attrs string) {
+		h := http.Header{}
+		h.Set("X-Amz-Checksum-Algorithm", alg)
+		h.Set("X-Amz-Checksum-Type", typ)
+		h.Set("X-Amz-Checksum-Sha256", value)
+		h.Set("X-Amz-Object-Attributes", attrs)
+		if a, ty, err := parseMultipartChecksum(h); err != nil {
+			requireCode(t, err, errInvalidRequest)
+		} else if a != "" && !a.Allows(ty) {
+			t.Fatalf("accepted %s with %s", a, ty)
+		}
+		if opts, err := parseCompleteChecksum(h); err != nil {
+			requireCode(t, err, errInvalidRequest)
+		} else if !opts.Checksum.IsZero() {
+			if _, _, err := opts.Checksum.Algorithm.DecodeComposite(opts.Checksum.Value); err != nil {
+				t.Fatalf("accepted %q: %v", opts.Checksum.Value, err)
+			}
+		}
+		if p, err := parseAttributes(h); err != nil {
+			requireCode(t, err, errInvalidRequest, errInvalidArgument)
+		} else if len(p.want) == 0 {
+			t.Fatal("accepted no attributes")
 		}
 	})
 }

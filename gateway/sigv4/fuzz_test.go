@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"net/http"
 	"reflect"
 	"strings"
 	"testing"
@@ -152,4 +153,38 @@ func crc32Base64(b []byte) string {
 	c := newChecksum(checksum.CRC32)
 	c.h.Write(b)
 	return base64.StdEncoding.EncodeToString(c.h.Sum(nil))
+}
+
+// FuzzRequestChecksum: the checksum headers and trailer declaration of
+// any request either name exactly one known algorithm or fail with a
+// ChecksumError; nothing panics.
+func FuzzRequestChecksum(f *testing.F) {
+	f.Add("X-Amz-Checksum-Crc32", "NSRBwg==", "", "")
+	f.Add("X-Amz-Checksum-Sha1", "", "X-Amz-Checksum-Crc32c", "")
+	f.Add("X-Amz-Checksum-Xxhash128", "BrBatnM6YYV4r1+UiS85UA==", "", "XXHASH128")
+	f.Add("X-Amz-Checksum-Foo", "x", "", "")
+	f.Add("", "", "x-amz-checksum-sha256,x-amz-checksum-crc32", "SHA256")
+	f.Fuzz(func(t *testing.T, name, value, trailer, sdk string) {
+		r := newRequest("PUT", "http://s3.example.com/b/k", nil)
+		if name != "" && validHeaderName(name) {
+			r.Header[http.CanonicalHeaderKey(name)] = []string{value}
+		}
+		if trailer != "" {
+			r.Header.Set("X-Amz-Trailer", trailer)
+		}
+		if sdk != "" {
+			r.Header.Set("X-Amz-Sdk-Checksum-Algorithm", sdk)
+		}
+		c, _, err := requestChecksum(r)
+		if err != nil {
+			var ce *ChecksumError
+			if !errors.As(err, &ce) {
+				t.Fatalf("error %v is no ChecksumError", err)
+			}
+			return
+		}
+		if c != nil && !c.alg.Valid() {
+			t.Fatalf("accepted algorithm %q", c.alg)
+		}
+	})
 }

@@ -134,7 +134,10 @@ func TestPresignedQueryErrors(t *testing.T) {
 			"X-Amz-Expires must be less than a week (in seconds); that is, the given X-Amz-Expires must be less than 604800 seconds"},
 		{"bad date", "X-Amz-Date=20240301T115900Z", "X-Amz-Date=2024-03-01",
 			`X-Amz-Date must be in the ISO8601 Long Format "yyyyMMdd'T'HHmmss'Z'"`},
-		{"algorithm", "X-Amz-Algorithm=AWS4-HMAC-SHA256", "X-Amz-Algorithm=HMAC", `X-Amz-Algorithm only supports "AWS4-HMAC-SHA256"`},
+		{"algorithm", "X-Amz-Algorithm=AWS4-HMAC-SHA256", "X-Amz-Algorithm=HMAC",
+			`X-Amz-Algorithm only supports "AWS4-HMAC-SHA256 and AWS4-ECDSA-P256-SHA256"`},
+		{"algorithm SigV4a", "X-Amz-Algorithm=AWS4-HMAC-SHA256", "X-Amz-Algorithm=AWS4-ECDSA-P256-SHA256",
+			`X-Amz-Algorithm only supports "AWS4-HMAC-SHA256"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

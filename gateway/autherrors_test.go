@@ -90,6 +90,10 @@ func TestAuthErrorDocuments(t *testing.T) {
 			return r
 		}, 400, "AuthorizationQueryParametersError",
 			"Error parsing the X-Amz-Credential parameter; the region 'eu-west-1' is wrong; expecting 'us-east-1'", "<Region>us-east-1</Region>"},
+		{"no space in Authorization", func(t *testing.T) *http.Request {
+			return sign(t, "GET", "http://example.com/b", "us-east-1", func(r *http.Request) { r.Header.Set("Authorization", "invalid_header") })
+		}, 400, "InvalidArgument", "Authorization header is invalid -- one and only one ' ' (space) required.",
+			"<ArgumentName>Authorization</ArgumentName><ArgumentValue>invalid_header</ArgumentValue>"},
 		{"unknown access key", func(t *testing.T) *http.Request {
 			return sign(t, "GET", "http://example.com/b", "us-east-1", setAuth("Credential="+testAccessKey+"/", "Credential=AKIDUNKNOWN/"))
 		}, 403, "InvalidAccessKeyId", "The AWS Access Key Id you provided does not exist in our records.",

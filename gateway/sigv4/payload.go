@@ -95,7 +95,8 @@ func streamingBody(res *Result, r *http.Request, s *signed, key []byte, body io.
 	if dl := r.Header.Get("X-Amz-Decoded-Content-Length"); dl != "" {
 		n, ok := parseDecimal(dl)
 		if !ok {
-			return malformed("x-amz-decoded-content-length %.32q", dl)
+			// S3 answers as if the length were missing.
+			return &Error{Err: ErrMissingLength, Detail: fmt.Sprintf("x-amz-decoded-content-length %.32q", dl)}
 		}
 		res.Size = n
 	}

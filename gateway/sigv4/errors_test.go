@@ -279,8 +279,9 @@ func FuzzVerifyPresigned(f *testing.F) {
 	f.Add(strings.Replace(ok, "X-Amz-Expires=3600", "X-Amz-Expires=-5", 1))
 	f.Add("X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=a%2Fb&X-Amz-Signature=00")
 	f.Add("AWSAccessKeyId=AK&Expires=99999999999&Signature=abc")
+	f.Add(ok + "&X-Amz-Security-Token=t")
 	known := []error{ErrMalformedQuery, ErrAccessDenied, ErrExpired, ErrInvalidAccessKeyID, ErrSignatureDoesNotMatch,
-		ErrUnsupported, ErrUnsignedHeaders, ErrMissingAuth, ErrInvalidAuthorization, ErrRequestTimeTooSkewed}
+		ErrUnsupported, ErrUnsignedHeaders, ErrMissingAuth, ErrInvalidAuthorization, ErrRequestTimeTooSkewed, ErrInvalidToken}
 	f.Fuzz(func(t *testing.T, query string) {
 		r, err := http.NewRequest("GET", "http://s3.example.com/b/k?"+query, nil)
 		if err != nil {

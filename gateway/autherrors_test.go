@@ -17,6 +17,18 @@ func TestAuthErrorDocuments(t *testing.T) {
 	be, h := v2Gateway(t)
 	creds := aws.Credentials{AccessKeyID: testAccessKey, SecretAccessKey: testSecretKey}
 	const empty = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+	signAt := func(t *testing.T, at time.Time, method, target, payload string, edit func(*http.Request)) *http.Request {
+		r := httptest.NewRequest(method, target, nil)
+		r.Header.Set("X-Amz-Content-Sha256", payload)
+		s := v4.NewSigner(func(o *v4.SignerOptions) { o.DisableURIPathEscaping = true })
+		if err := s.SignHTTP(t.Context(), creds, r, payload, "s3", "us-east-1", at); err != nil {
+			t.Fatal(err)
+		}
+		if edit != nil {
+			edit(r)
+		}
+		return r
+	}
 	sign := func(t *testing.T, method, target, region string, edit func(*http.Request)) *http.Request {
 		r := httptest.NewRequest(method, target, nil)
 		r.Header.Set("X-Amz-Content-Sha256", empty)
@@ -29,6 +41,12 @@ func TestAuthErrorDocuments(t *testing.T) {
 		}
 		return r
 	}
+	setAuth := func(from, to string) func(*http.Request) {
+		return func(r *http.Request) {
+			r.Header.Set("Authorization", strings.Replace(r.Header.Get("Authorization"), from, to, 1))
+		}
+	}
+	wrongHash := strings.Repeat("ab", 32)
 	presign := func(t *testing.T, target, expires string, at time.Time) *http.Request {
 		r := httptest.NewRequest("GET", target+"?X-Amz-Expires="+expires, nil)
 		s := v4.NewSigner(func(o *v4.SignerOptions) { o.DisableURIPathEscaping = true })
@@ -72,6 +90,38 @@ func TestAuthErrorDocuments(t *testing.T) {
 			return r
 		}, 400, "AuthorizationQueryParametersError",
 			"Error parsing the X-Amz-Credential parameter; the region 'eu-west-1' is wrong; expecting 'us-east-1'", "<Region>us-east-1</Region>"},
+		{"no space in Authorization", func(t *testing.T) *http.Request {
+			return sign(t, "GET", "http://example.com/b", "us-east-1", func(r *http.Request) { r.Header.Set("Authorization", "invalid_header") })
+		}, 400, "InvalidArgument", "Authorization header is invalid -- one and only one ' ' (space) required.",
+			"<ArgumentName>Authorization</ArgumentName><ArgumentValue>invalid_header</ArgumentValue>"},
+		{"unknown access key", func(t *testing.T) *http.Request {
+			return sign(t, "GET", "http://example.com/b", "us-east-1", setAuth("Credential="+testAccessKey+"/", "Credential=AKIDUNKNOWN/"))
+		}, 403, "InvalidAccessKeyId", "The AWS Access Key Id you provided does not exist in our records.",
+			"</Message><AWSAccessKeyId>AKIDUNKNOWN</AWSAccessKeyId><Resource>"},
+		{"signature does not match", func(t *testing.T) *http.Request {
+			return sign(t, "GET", "http://example.com/b", "us-east-1", func(r *http.Request) {
+				a := r.Header.Get("Authorization")
+				r.Header.Set("Authorization", a[:strings.LastIndex(a, "=")+1]+strings.Repeat("0", 64))
+			})
+		}, 403, "SignatureDoesNotMatch", "", "</Message><AWSAccessKeyId>" + testAccessKey + "</AWSAccessKeyId><StringToSign>AWS4-HMAC-SHA256&#xA;"},
+		{"signature not 64 hex digits", func(t *testing.T) *http.Request {
+			return sign(t, "GET", "http://example.com/b", "us-east-1", setAuth("Signature=", "Signature=0"))
+		}, 400, "AuthorizationHeaderMalformed", "", ""},
+		{"request time too skewed", func(t *testing.T) *http.Request {
+			return signAt(t, time.Now().Add(-time.Hour), "GET", "http://example.com/b", empty, nil)
+		}, 403, "RequestTimeTooSkewed", "The difference between the request time and the current time is too large.",
+			"<MaxAllowedSkewMilliseconds>900000</MaxAllowedSkewMilliseconds>"},
+		{"x-amz-content-sha256 not a hash", func(t *testing.T) *http.Request {
+			return sign(t, "PUT", "http://example.com/b/k", "us-east-1", func(r *http.Request) { r.Header.Set("X-Amz-Content-Sha256", "invalid_sha256") })
+		}, 400, "InvalidArgument", "",
+			"<ArgumentName>x-amz-content-sha256</ArgumentName><ArgumentValue>invalid_sha256</ArgumentValue>"},
+		{"payload hash mismatch", func(t *testing.T) *http.Request {
+			return signAt(t, time.Now(), "PUT", "http://example.com/b/k?tagging", wrongHash, nil)
+		}, 400, "XAmzContentSHA256Mismatch", "The provided 'x-amz-content-sha256' header does not match what was computed.",
+			"<ClientComputedContentSHA256>" + wrongHash + "</ClientComputedContentSHA256><S3ComputedContentSHA256>" + empty + "</S3ComputedContentSHA256>"},
+		{"session token with a permanent key", func(t *testing.T) *http.Request {
+			return sign(t, "GET", "http://example.com/b", "us-east-1", func(r *http.Request) { r.Header.Set("X-Amz-Security-Token", "token") })
+		}, 400, "InvalidToken", "The provided token is malformed or otherwise invalid.", ""},
 	}
 	before := be.mutations()
 	for _, c := range cases {

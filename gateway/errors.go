@@ -76,6 +76,9 @@ const (
 	errBadRequest
 	errInvalidTag
 	errRequestHeaderSectionTooLarge
+	errInvalidToken
+	errMalformedTrailer
+	errInvalidChunkSize
 )
 
 // apiError is one row of the S3 error table.
@@ -91,9 +94,9 @@ var errorTable = map[errCode]apiError{
 	errInternal:                          {"InternalError", http.StatusInternalServerError, "We encountered an internal error. Please try again."},
 	errAccessDenied:                      {"AccessDenied", http.StatusForbidden, "Access Denied."},
 	errExpiredRequest:                    {"AccessDenied", http.StatusForbidden, "Request has expired"},
-	errInvalidAccessKeyID:                {"InvalidAccessKeyId", http.StatusForbidden, "The AWS access key ID you provided does not exist in our records."},
+	errInvalidAccessKeyID:                {"InvalidAccessKeyId", http.StatusForbidden, "The AWS Access Key Id you provided does not exist in our records."},
 	errSignatureDoesNotMatch:             {"SignatureDoesNotMatch", http.StatusForbidden, "The request signature we calculated does not match the signature you provided. Check your key and signing method."},
-	errRequestTimeTooSkewed:              {"RequestTimeTooSkewed", http.StatusForbidden, "The difference between the request time and the server's time is too large."},
+	errRequestTimeTooSkewed:              {"RequestTimeTooSkewed", http.StatusForbidden, "The difference between the request time and the current time is too large."},
 	errAuthorizationHeaderMalformed:      {"AuthorizationHeaderMalformed", http.StatusBadRequest, "The authorization header is malformed."},
 	errAuthorizationQueryParametersError: {"AuthorizationQueryParametersError", http.StatusBadRequest, "The authorization query parameters are malformed."},
 	errNotImplemented:                    {"NotImplemented", http.StatusNotImplemented, "A header or query you provided implies functionality that is not implemented."},
@@ -143,6 +146,9 @@ var errorTable = map[errCode]apiError{
 	errBadRequest:                        {"BadRequest", http.StatusBadRequest, "Insufficient information. Origin request header needed."},
 	errInvalidTag:                        {"InvalidTag", http.StatusBadRequest, "The tag provided was not a valid tag."},
 	errRequestHeaderSectionTooLarge:      {"RequestHeaderSectionTooLarge", http.StatusBadRequest, "Your request header section exceeds the maximum allowed size."},
+	errInvalidToken:                      {"InvalidToken", http.StatusBadRequest, "The provided token is malformed or otherwise invalid."},
+	errMalformedTrailer:                  {"MalformedTrailerError", http.StatusBadRequest, "The request contained trailing data that was not well-formed or did not conform to our published schema."},
+	errInvalidChunkSize:                  {"InvalidChunkSizeError", http.StatusBadRequest, "Only the last chunk is allowed to have a size less than 8192 bytes"},
 }
 
 // s3Error is an error the handlers raise with a fixed table entry; msg,
@@ -222,6 +228,10 @@ var sentinels = []struct {
 	{sigv4.ErrUnsupported, errNotImplemented},
 	{sigv4.ErrContentSHA256Mismatch, errContentSHA256Mismatch},
 	{sigv4.ErrChunk, errIncompleteBody},
+	{sigv4.ErrMalformedTrailer, errMalformedTrailer},
+	{sigv4.ErrChunkSize, errInvalidChunkSize},
+	{sigv4.ErrMissingLength, errMissingContentLength},
+	{sigv4.ErrInvalidToken, errInvalidToken},
 	{sigv4.ErrChecksumMismatch, errBadDigest},
 	{sigv4.ErrInvalidChecksum, errInvalidChecksum},
 

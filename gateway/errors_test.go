@@ -88,6 +88,10 @@ func TestAuthErrorMapping(t *testing.T) {
 		{sigv4.ErrChunk, 400, "IncompleteBody", ""},
 		{sigv4.ErrChecksumMismatch, 400, "BadDigest", ""},
 		{sigv4.ErrInvalidChecksum, 400, "InvalidRequest", ""},
+		{sigv4.ErrInvalidToken, 400, "InvalidToken", "The provided token is malformed or otherwise invalid."},
+		{sigv4.ErrMalformedTrailer, 400, "MalformedTrailerError", "The request contained trailing data that was not well-formed"},
+		{sigv4.ErrChunkSize, 400, "InvalidChunkSizeError", "Only the last chunk is allowed to have a size less than 8192 bytes"},
+		{sigv4.ErrMissingLength, 411, "MissingContentLength", "You must provide the Content-Length HTTP header."},
 	}
 	for _, c := range cases {
 		be, h := newTestGateway(t, denyWith{fmt.Errorf("verify: %w", c.err)})
@@ -114,6 +118,8 @@ func TestBodyVerificationFailure(t *testing.T) {
 		{sigv4.ErrSignatureDoesNotMatch, 403, "SignatureDoesNotMatch"},
 		{sigv4.ErrChecksumMismatch, 400, "BadDigest"},
 		{sigv4.ErrContentSHA256Mismatch, 400, "XAmzContentSHA256Mismatch"},
+		{sigv4.ErrMalformedTrailer, 400, "MalformedTrailerError"},
+		{sigv4.ErrChunkSize, 400, "InvalidChunkSizeError"},
 	}
 	for _, c := range cases {
 		be := newFakeBackend()

@@ -93,6 +93,9 @@ func (g *gateway) authenticate(next http.Handler) http.Handler {
 			return
 		}
 		res, err := g.auth.Verify(r)
+		if err == nil {
+			err = g.checkStreamingUse(r)
+		}
 		if err != nil {
 			writeError(w, r, err)
 			return

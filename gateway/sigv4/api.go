@@ -18,7 +18,7 @@ var (
 	ErrExpired               = errors.New("presigned request expired")              // AccessDenied ("Request has expired")
 	ErrMalformed             = errors.New("malformed authorization header")         // AuthorizationHeaderMalformed
 	ErrMalformedQuery        = errors.New("malformed presigned query")              // AuthorizationQueryParametersError
-	ErrInvalidAuthorization  = errors.New("unreadable authorization")               // InvalidArgument
+	ErrInvalidAuthorization  = errors.New("unreadable authorization")               // InvalidArgument (also x-amz-content-sha256)
 	ErrAccessDenied          = errors.New("access denied")                          // AccessDenied (bad date, V2 query, not yet valid)
 	ErrMissingHeader         = errors.New("missing required header")                // InvalidRequest
 	ErrUnsupported           = errors.New("unsupported signing scheme")             // NotImplemented
@@ -27,6 +27,10 @@ var (
 	ErrChecksumMismatch      = errors.New("checksum mismatch")                      // BadDigest
 	ErrInvalidChecksum       = errors.New("invalid checksum header or trailer")     // InvalidRequest
 	ErrUnsignedHeaders       = errors.New("required header present but not signed") // AccessDenied
+	ErrInvalidToken          = errors.New("session token for a permanent key")      // InvalidToken
+	ErrMalformedTrailer      = errors.New("malformed aws-chunked trailer")          // MalformedTrailerError
+	ErrChunkSize             = errors.New("aws-chunked chunk too small")            // InvalidChunkSizeError
+	ErrMissingLength         = errors.New("unreadable decoded content length")      // MissingContentLength
 )
 
 // Verifier authenticates S3 requests signed with AWS Signature Version 4:

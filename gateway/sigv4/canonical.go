@@ -12,11 +12,12 @@ import (
 )
 
 const (
-	algorithm     = "AWS4-HMAC-SHA256"
-	service       = "s3"
-	terminator    = "aws4_request"
-	iso8601Format = "20060102T150405Z"
-	scopeDate     = "20060102"
+	algorithm      = "AWS4-HMAC-SHA256"
+	algorithmECDSA = "AWS4-ECDSA-P256-SHA256" // SigV4a, not verified here
+	service        = "s3"
+	terminator     = "aws4_request"
+	iso8601Format  = "20060102T150405Z"
+	scopeDate      = "20060102"
 
 	emptySHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 )

@@ -20,9 +20,12 @@ const MaxChunkSize = 16 << 20
 const (
 	maxLineLen      = 1024 // a chunk-size line or a trailer line, CRLF included
 	maxTrailerLines = 8
-	chunkBufSize    = 64 << 10
-	chunkSigPrefix  = "chunk-signature="
-	trailerSigName  = "x-amz-trailer-signature"
+	// minChunkSize is S3's least size of a chunk other than the last
+	// data chunk; SDKs send 64 KiB or more.
+	minChunkSize   = 8192
+	chunkBufSize   = 64 << 10
+	chunkSigPrefix = "chunk-signature="
+	trailerSigName = "x-amz-trailer-signature"
 )
 
 // chunkSigner verifies the chain of chunk signatures seeded by the request
@@ -69,6 +72,7 @@ type chunkedReader struct {
 	rc   io.Closer
 	got  int64     // decoded bytes so far
 	n    int       // chunks started, for messages
+	prev int64     // size of the previous data chunk
 	left int64     // data bytes left in the current chunk
 	sig  []byte    // declared signature of the current chunk
 	h    hash.Hash // SHA-256 of the current chunk, when signed
@@ -146,14 +150,31 @@ func (c *chunkedReader) startChunk() error {
 	if size == 0 {
 		return c.finish()
 	}
-	if c.want >= 0 && c.got+size > c.want {
-		return c.chunkErr("chunk of %d bytes overruns x-amz-decoded-content-length %d", size, c.want)
+	if c.n > 1 && c.prev < minChunkSize {
+		return &Error{Err: ErrChunkSize, Chunk: c.n - 1, BadChunkSize: c.prev,
+			Detail: fmt.Sprintf("chunk %d of %d bytes is followed by another", c.n-1, c.prev)}
 	}
-	c.left = size
+	if c.want >= 0 && c.got+size > c.want {
+		return c.overrun(size)
+	}
+	c.prev, c.left = size, size
 	if c.h != nil {
 		c.h.Reset()
 	}
 	return nil
+}
+
+// overrun answers a chunk that takes the payload past
+// x-amz-decoded-content-length. Its data is read and dropped, never
+// passed on: S3 reports a chunk that is not well framed as such first.
+func (c *chunkedReader) overrun(size int64) error {
+	if _, err := io.CopyN(io.Discard, c.br, size); err != nil {
+		return c.bodyErr(err, "chunk data")
+	}
+	if err := c.readCRLF(); err != nil {
+		return err
+	}
+	return c.lengthErr(c.got + size)
 }
 
 // parseChunkLine parses "hex-size;chunk-signature=sig" (signed) or
@@ -192,8 +213,8 @@ func (c *chunkedReader) endChunk() error {
 	return nil
 }
 
-// finish verifies the final chunk, the trailer, the absence of trailing
-// bytes, the decoded length and the checksum, in that order.
+// finish verifies the final chunk, the decoded length, the trailer, the
+// absence of trailing bytes and the checksum, in that order.
 func (c *chunkedReader) finish() error {
 	if c.signer != nil {
 		empty := sha256.Sum256(nil)
@@ -201,14 +222,14 @@ func (c *chunkedReader) finish() error {
 			return fmt.Errorf("final chunk: %w", ErrSignatureDoesNotMatch)
 		}
 	}
+	if c.want >= 0 && c.got != c.want {
+		return c.lengthErr(c.got)
+	}
 	if err := c.readTrailer(); err != nil {
 		return err
 	}
 	if err := c.expectEOF(); err != nil {
 		return err
-	}
-	if c.want >= 0 && c.got != c.want {
-		return c.chunkErr("decoded %d bytes, x-amz-decoded-content-length is %d", c.got, c.want)
 	}
 	if c.ck != nil {
 		if err := c.ck.verify(); err != nil {
@@ -230,6 +251,9 @@ func (c *chunkedReader) readLine() (line string, crlf bool, err error) {
 		return "", false, c.bodyErr(err, "line")
 	}
 	line, crlf = strings.CutSuffix(string(b[:len(b)-1]), "\r")
+	if strings.IndexByte(line, '\r') >= 0 {
+		return "", false, c.chunkErr("bare CR in line %.80q", line)
+	}
 	return line, crlf, nil
 }
 
@@ -257,8 +281,18 @@ func (c *chunkedReader) expectEOF() error {
 	}
 }
 
+// chunkErr is S3's answer to an aws-chunked body that is not framed as
+// one.
 func (c *chunkedReader) chunkErr(format string, args ...any) error {
-	return fmt.Errorf("%w: chunk %d: %s", ErrChunk, c.n, fmt.Sprintf(format, args...))
+	return &Error{Err: ErrChunk, Message: "The request body terminated unexpectedly",
+		Detail: fmt.Sprintf("chunk %d: %s", c.n, fmt.Sprintf(format, args...))}
+}
+
+// lengthErr is S3's answer to a payload of another length than
+// x-amz-decoded-content-length: S3 words it without a final period.
+func (c *chunkedReader) lengthErr(got int64) error {
+	return &Error{Err: ErrChunk, Message: "You did not provide the number of bytes specified by the Content-Length HTTP header",
+		Detail: fmt.Sprintf("decoded %d bytes or more, x-amz-decoded-content-length is %d", got, c.want)}
 }
 
 // bodyErr turns an early end of the body into ErrChunk and wraps other

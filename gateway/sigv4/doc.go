@@ -34,13 +34,15 @@
 //     each path segment is URI-encoded exactly once from its decoded form
 //     ('/' kept, no double encoding, no "." or ".." normalisation), and the
 //     query is sorted by encoded name then encoded value.
-//   - The aws-chunked decoder is strict and bounded: a chunk-size line or a
-//     trailer line longer than maxLineLen, a chunk larger than MaxChunkSize,
-//     more than maxTrailerLines trailer lines, a missing CRLF, bytes after
-//     the final chunk, or a decoded length differing from
-//     x-amz-decoded-content-length all fail with ErrChunk. It holds at most
-//     one bufio buffer and one running hash per stream; chunk data is
-//     streamed through, never buffered whole.
+//   - The aws-chunked decoder is strict and bounded, and answers as S3: a
+//     body it cannot frame (a chunk-size line or a trailer line longer than
+//     maxLineLen, a chunk larger than MaxChunkSize, a missing CRLF or
+//     trailer signature, bytes after the final chunk) and a decoded length
+//     differing from x-amz-decoded-content-length fail with ErrChunk; a
+//     chunk under 8 KiB followed by another with ErrChunkSize; trailers
+//     other than the one x-amz-trailer declared with ErrMalformedTrailer.
+//     It holds at most one bufio buffer and one running hash per stream;
+//     chunk data is streamed through, never buffered whole.
 //   - Signatures are compared with hmac.Equal.
 //
 // All errors wrap one of the sentinels in api.go, which the gateway maps to

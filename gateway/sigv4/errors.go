@@ -23,13 +23,42 @@ type Error struct {
 	// (<Expires>, <ServerTime>); XAmzExpires is its X-Amz-Expires.
 	Expires, ServerTime time.Time
 	XAmzExpires         string
+	// AccessKeyID is the access key the request named (<AWSAccessKeyId>)
+	// when S3 echoes it: an unknown key, a signature that does not match.
+	AccessKeyID string
+	// ArgumentName and ArgumentValue name the header an InvalidArgument
+	// refuses and its value as sent.
+	ArgumentName, ArgumentValue string
+	// ClientSHA256 and ComputedSHA256 are the x-amz-content-sha256 sent
+	// and the payload's actual hash (<ClientComputedContentSHA256>,
+	// <S3ComputedContentSHA256>).
+	ClientSHA256, ComputedSHA256 string
+	// Chunk is the 1-based number of an aws-chunked chunk below the
+	// minimum size that was not the last one, BadChunkSize its size.
+	Chunk        int
+	BadChunkSize int64
+	// RequestTime is the date of a request outside the allowed skew, as
+	// sent (<RequestTime>, beside <ServerTime> and
+	// <MaxAllowedSkewMilliseconds>); MaxSkew is that skew.
+	RequestTime string
+	MaxSkew     time.Duration
+	// StringToSign, SignatureProvided and CanonicalRequest explain a
+	// signature that does not match, as S3 does, so a client can compare
+	// what it signed with what the server expected.
+	StringToSign, SignatureProvided, CanonicalRequest string
+	// Detail is for logs only: what exactly was wrong.
+	Detail string
 }
 
 func (e *Error) Error() string {
-	if e.Message == "" {
-		return e.Err.Error()
+	s := e.Err.Error()
+	if e.Message != "" {
+		s += ": " + e.Message
 	}
-	return e.Err.Error() + ": " + e.Message
+	if e.Detail != "" {
+		s += " (" + e.Detail + ")"
+	}
+	return s
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -102,6 +131,13 @@ func notSigned(names []string) *Error {
 	e := newError(ErrUnsignedHeaders, "There were headers present in the request which were not signed")
 	e.HeadersNotSigned = strings.Join(names, ", ")
 	return e
+}
+
+// signatureMismatch is S3's SignatureDoesNotMatch with what the server
+// signed, for the client to compare with its own.
+func signatureMismatch(accessKey, sts, provided, canon string) *Error {
+	return &Error{Err: ErrSignatureDoesNotMatch, AccessKeyID: clip(accessKey, 128), StringToSign: sts,
+		SignatureProvided: clip(provided, 128), CanonicalRequest: canon}
 }
 
 // invalidDate is S3's answer to a request without a usable date.

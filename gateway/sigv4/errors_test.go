@@ -134,7 +134,10 @@ func TestPresignedQueryErrors(t *testing.T) {
 			"X-Amz-Expires must be less than a week (in seconds); that is, the given X-Amz-Expires must be less than 604800 seconds"},
 		{"bad date", "X-Amz-Date=20240301T115900Z", "X-Amz-Date=2024-03-01",
 			`X-Amz-Date must be in the ISO8601 Long Format "yyyyMMdd'T'HHmmss'Z'"`},
-		{"algorithm", "X-Amz-Algorithm=AWS4-HMAC-SHA256", "X-Amz-Algorithm=HMAC", `X-Amz-Algorithm only supports "AWS4-HMAC-SHA256"`},
+		{"algorithm", "X-Amz-Algorithm=AWS4-HMAC-SHA256", "X-Amz-Algorithm=HMAC",
+			`X-Amz-Algorithm only supports "AWS4-HMAC-SHA256 and AWS4-ECDSA-P256-SHA256"`},
+		{"algorithm SigV4a", "X-Amz-Algorithm=AWS4-HMAC-SHA256", "X-Amz-Algorithm=AWS4-ECDSA-P256-SHA256",
+			`X-Amz-Algorithm only supports "AWS4-HMAC-SHA256"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -203,20 +206,51 @@ func TestHeadersNotSigned(t *testing.T) {
 	wantErr(t, err, ErrUnsignedHeaders)
 }
 
-// TestAuthorizationHeaderErrors: unreadable headers as S3 answers them.
+// TestAuthorizationHeaderErrors: unreadable headers as S3 answers them,
+// and which problem S3 reports first when there are several.
 func TestAuthorizationHeaderErrors(t *testing.T) {
+	const (
+		sig   = "Signature=5fb279ae552098ea7c5c807df54cdb159e74939e19449b29831552639ec34b29"
+		cred  = "Credential=" + testAK + "/20240301/us-east-1/s3/aws4_request"
+		mal   = "The authorization header is malformed; "
+		badAK = `the Credential is mal-formed; expecting "<YOUR-AKID>/YYYYMMDD/REGION/SERVICE/aws4_request".`
+	)
 	cases := []struct {
-		auth string
-		want error
-		msg  string
+		auth     string
+		want     error
+		msg      string
+		argValue string // ArgumentValue of an InvalidArgument, the header as sent
 	}{
-		{"AWS4 HAHAHA", ErrInvalidAuthorization, "Unsupported Authorization Type"},
-		{"AWS HAHAHA", ErrInvalidAuthorization, "AWS authorization header is invalid.  Expected AwsAccessKeyId:signature"},
+		{"invalid_header", ErrInvalidAuthorization, "Authorization header is invalid -- one and only one ' ' (space) required.", "invalid_header"},
+		{"AWS4 HAHAHA", ErrInvalidAuthorization, "Unsupported Authorization Type", "AWS4 HAHAHA"},
+		{"AWS2-HMAC-SHA1 " + cred + ",SignedHeaders=host," + sig, ErrInvalidAuthorization, "Unsupported Authorization Type",
+			"AWS2-HMAC-SHA1 " + cred + ",SignedHeaders=host," + sig},
+		{"AWS HAHAHA", ErrInvalidAuthorization, "AWS authorization header is invalid.  Expected AwsAccessKeyId:signature", ""},
 		{"AWS4-HMAC-SHA256 Credential=HAHAHA", ErrMalformed,
-			`The authorization header is malformed; the Credential is mal-formed; expecting "<YOUR-AKID>/YYYYMMDD/REGION/SERVICE/aws4_request".`},
-		{"AWS4-HMAC-SHA256 Credential=" + testAK + "/20240301/us-east-1/s3/aws4_request", ErrMalformed,
-			"The authorization header is malformed; the authorization header requires three components: Credential, SignedHeaders, and Signature."},
-		{"AWS4-ECDSA-P256-SHA256 Credential=x", ErrUnsupported, ""},
+			mal + "the authorization header requires three components: Credential, SignedHeaders, and Signature.", ""},
+		{"AWS4-HMAC-SHA256 " + cred, ErrMalformed,
+			mal + "the authorization header requires three components: Credential, SignedHeaders, and Signature.", ""},
+		{"AWS4-HMAC-SHA256 Credential=HAHAHA,SignedHeaders=host," + sig, ErrMalformed, mal + badAK, ""},
+		{"AWS4-HMAC-SHA256 " + cred + ",SignedHeaders-Content-Length," + sig, ErrMalformed,
+			mal + `the authorization component "SignedHeaders-Content-Length" is malformed.`, ""},
+		{"AWS4-HMAC-SHA256 missing_creds=a/b,SignedHeaders=host," + sig, ErrMalformed, mal + "missing Credential.", ""},
+		{"AWS4-HMAC-SHA256 " + cred + ",missing=host," + sig, ErrMalformed, mal + "missing SignedHeaders.", ""},
+		// Components are each present before any is read: the
+		// SignedHeaders without host would be refused otherwise.
+		{"AWS4-HMAC-SHA256 " + cred + ",SignedHeaders=x-amz-date,missing=00", ErrMalformed, mal + "missing Signature.", ""},
+		{"AWS4-HMAC-SHA256 " + cred + ",SignedHeaders=host," + sig + ",Extra=1", ErrMalformed,
+			mal + `the authorization component "Extra=1" is malformed.`, ""},
+		// Within the credential: the number of parts, then the service,
+		// the terminal and the date, whatever else is wrong.
+		{"AWS4-HMAC-SHA256 Credential=access/32234/us-east-1/s3/extra/things,SignedHeaders=host," + sig, ErrMalformed, mal + badAK, ""},
+		{"AWS4-HMAC-SHA256 Credential=a/b/c/20240301/us-east-1/s3/aws4_request,SignedHeaders=host," + sig, ErrMalformed, mal + badAK, ""},
+		{"AWS4-HMAC-SHA256 Credential=access/32234/us-east-1/ec2/aws4_request,SignedHeaders=host," + sig, ErrMalformed,
+			mal + `incorrect service "ec2". This endpoint belongs to "s3".`, ""},
+		{"AWS4-HMAC-SHA256 Credential=access/32234/us-east-1/s3/aws_request,SignedHeaders=host," + sig, ErrMalformed,
+			mal + `incorrect terminal "aws_request". This endpoint uses "aws4_request".`, ""},
+		{"AWS4-HMAC-SHA256 Credential=access/3223423234/us-east-1/s3/aws4_request,SignedHeaders=host," + sig, ErrMalformed,
+			mal + `incorrect date format "3223423234". This date in the credential must be in the format "yyyyMMdd".`, ""},
+		{"AWS4-ECDSA-P256-SHA256 Credential=x", ErrUnsupported, "", ""},
 	}
 	for _, c := range cases {
 		r := newRequest("GET", "http://s3.example.com/b/k", nil)
@@ -225,8 +259,12 @@ func TestAuthorizationHeaderErrors(t *testing.T) {
 		r.Header.Set("Authorization", c.auth)
 		_, err := newVerifier(testNow).Verify(r)
 		wantErr(t, err, c.want)
-		if c.msg != "" {
-			wantMessage(t, err, c.msg)
+		if c.msg == "" {
+			continue
+		}
+		e := wantMessage(t, err, c.msg)
+		if c.argValue != "" && (e.ArgumentName != "Authorization" || e.ArgumentValue != c.argValue) {
+			t.Errorf("%q: argument %q=%q", c.auth, e.ArgumentName, e.ArgumentValue)
 		}
 	}
 }
@@ -241,8 +279,9 @@ func FuzzVerifyPresigned(f *testing.F) {
 	f.Add(strings.Replace(ok, "X-Amz-Expires=3600", "X-Amz-Expires=-5", 1))
 	f.Add("X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=a%2Fb&X-Amz-Signature=00")
 	f.Add("AWSAccessKeyId=AK&Expires=99999999999&Signature=abc")
+	f.Add(ok + "&X-Amz-Security-Token=t")
 	known := []error{ErrMalformedQuery, ErrAccessDenied, ErrExpired, ErrInvalidAccessKeyID, ErrSignatureDoesNotMatch,
-		ErrUnsupported, ErrUnsignedHeaders, ErrMissingAuth, ErrInvalidAuthorization, ErrRequestTimeTooSkewed}
+		ErrUnsupported, ErrUnsignedHeaders, ErrMissingAuth, ErrInvalidAuthorization, ErrRequestTimeTooSkewed, ErrInvalidToken}
 	f.Fuzz(func(t *testing.T, query string) {
 		r, err := http.NewRequest("GET", "http://s3.example.com/b/k?"+query, nil)
 		if err != nil {

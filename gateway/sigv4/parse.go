@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -36,70 +37,94 @@ func malformed(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrMalformed, fmt.Sprintf(format, args...))
 }
 
+// authComponents are the fields of an AWS4-HMAC-SHA256 Authorization
+// header, in the order S3 reports a missing one.
+var authComponents = []string{"Credential", "SignedHeaders", "Signature"}
+
 // parseAuthorization parses an AWS4-HMAC-SHA256 Authorization header. Its
 // three fields may come in any order, separated by commas and optional
-// spaces, each exactly once. Errors carry the header form's S3 messages.
+// spaces, each exactly once. Errors carry the header form's S3 messages,
+// in S3's order: the scheme, the components' shape, a missing one, then
+// each one's value.
 func parseAuthorization(h string) (authorization, error) {
 	var a authorization
-	scheme, rest, _ := strings.Cut(h, " ")
+	scheme, rest, ok := strings.Cut(h, " ")
+	if !ok {
+		return a, invalidAuthHeader("Authorization header is invalid -- one and only one ' ' (space) required.", h)
+	}
 	if scheme != algorithm {
 		if strings.HasPrefix(scheme, "AWS4-ECDSA-") {
 			return a, fmt.Errorf("%w: authorization scheme %.32q", ErrUnsupported, scheme)
 		}
-		return a, newError(ErrInvalidAuthorization, "Unsupported Authorization Type")
+		return a, invalidAuthHeader("Unsupported Authorization Type", h)
 	}
-	seen := map[string]bool{}
-	for _, f := range strings.Split(rest, ",") {
+	fields := strings.Split(rest, ",")
+	if len(fields) < len(authComponents) {
+		return a, headerMalformed("the authorization header requires three components: Credential, SignedHeaders, and Signature.")
+	}
+	vals := make(map[string]string, len(fields))
+	for _, f := range fields {
 		f = strings.TrimSpace(f)
 		k, v, ok := strings.Cut(f, "=")
-		if !ok || seen[k] {
-			return a, headerMalformed(fmt.Sprintf("the authorization component %q is malformed.", clip(f, 128)))
+		if _, dup := vals[k]; !ok || dup {
+			return a, malformedComponent(f)
 		}
-		seen[k] = true
-		var err error
-		switch k {
-		case "Credential":
-			a.cred, err = parseCredential(v)
-		case "SignedHeaders":
-			a.signedHeaders, err = parseSignedHeaders(v)
-		case "Signature":
-			a.signature, err = parseSignature(v)
-		default:
-			err = headerMalformed(fmt.Sprintf("the authorization component %q is malformed.", clip(f, 128)))
-		}
-		if err != nil {
-			return a, asHeaderError(err)
+		vals[k] = v
+	}
+	for _, k := range authComponents {
+		if _, ok := vals[k]; !ok {
+			return a, headerMalformed("missing " + k + ".")
 		}
 	}
-	if len(seen) != 3 {
-		return a, headerMalformed("the authorization header requires three components: Credential, SignedHeaders, and Signature.")
+	for _, f := range fields {
+		if k, _, _ := strings.Cut(strings.TrimSpace(f), "="); !slices.Contains(authComponents, k) {
+			return a, malformedComponent(strings.TrimSpace(f))
+		}
+	}
+	var err error
+	if a.cred, err = parseCredential(vals["Credential"]); err != nil {
+		return a, asHeaderError(err)
+	}
+	if a.signedHeaders, err = parseSignedHeaders(vals["SignedHeaders"]); err != nil {
+		return a, asHeaderError(err)
+	}
+	if a.signature, err = parseSignature(vals["Signature"]); err != nil {
+		return a, asHeaderError(err)
 	}
 	return a, nil
 }
 
-// parseCredential parses AK/YYYYMMDD/REGION/s3/aws4_request; the access
-// key may itself contain slashes. The region is checked by the caller,
-// which knows the form's message.
+func malformedComponent(f string) *Error {
+	return headerMalformed(fmt.Sprintf("the authorization component %q is malformed.", clip(f, 128)))
+}
+
+// invalidAuthHeader is S3's InvalidArgument for an Authorization header
+// it cannot read, which it echoes whole.
+func invalidAuthHeader(msg, h string) *Error {
+	e := newError(ErrInvalidAuthorization, "%s", msg)
+	e.ArgumentName, e.ArgumentValue = "Authorization", clip(h, 1024)
+	return e
+}
+
+// parseCredential parses AK/YYYYMMDD/REGION/s3/aws4_request. S3 reports
+// the number of parts first, then the service, the terminal and the date,
+// in that order whatever else is wrong. The region is checked by the
+// caller, which knows the form's message.
 func parseCredential(v string) (credential, error) {
 	var c credential
 	parts := strings.Split(v, "/")
-	n := len(parts)
-	if n < 5 {
+	if len(parts) != 5 || parts[0] == "" || parts[2] == "" {
 		return c, errCredentialMalformed()
 	}
-	c.accessKey = strings.Join(parts[:n-4], "/")
-	c.date, c.region = parts[n-4], parts[n-3]
-	if c.accessKey == "" || c.region == "" {
-		return c, errCredentialMalformed()
+	c.accessKey, c.date, c.region = parts[0], parts[1], parts[2]
+	if parts[3] != service {
+		return c, credentialError(`incorrect service %q. This endpoint belongs to "s3".`, clip(parts[3], 32))
+	}
+	if parts[4] != terminator {
+		return c, credentialError(`incorrect terminal %q. This endpoint uses "aws4_request".`, clip(parts[4], 32))
 	}
 	if _, err := time.Parse(scopeDate, c.date); err != nil || len(c.date) != 8 {
 		return c, credentialError(`incorrect date format %q. This date in the credential must be in the format "yyyyMMdd".`, clip(c.date, 16))
-	}
-	if parts[n-2] != service {
-		return c, credentialError(`incorrect service %q. This endpoint belongs to "s3".`, clip(parts[n-2], 32))
-	}
-	if parts[n-1] != terminator {
-		return c, credentialError(`incorrect terminal %q. This endpoint uses "aws4_request".`, clip(parts[n-1], 32))
 	}
 	return c, nil
 }

@@ -8,6 +8,7 @@ import (
 	"hash"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -18,6 +19,28 @@ const (
 	streamingSignedTrailer   = "STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER"
 	streamingUnsignedTrailer = "STREAMING-UNSIGNED-PAYLOAD-TRAILER"
 )
+
+// payloadModes are the x-amz-content-sha256 values S3 accepts beside a
+// hex SHA-256, in the order its refusal lists them. The ECDSA ones are
+// SigV4a's, which this package refuses once the signature is known.
+var payloadModes = []string{
+	unsignedPayload, streamingUnsignedTrailer, streamingSigned, streamingSignedTrailer,
+	"STREAMING-AWS4-ECDSA-P256-SHA256-PAYLOAD", "STREAMING-AWS4-ECDSA-P256-SHA256-PAYLOAD-TRAILER",
+}
+
+// checkPayloadHash refuses an x-amz-content-sha256 that is neither a
+// payload mode nor a SHA-256, before the signature is checked, as S3.
+func checkPayloadHash(v string) error {
+	if slices.Contains(payloadModes, v) {
+		return nil
+	}
+	if b, err := hex.DecodeString(v); err == nil && len(b) == sha256.Size {
+		return nil
+	}
+	e := newError(ErrInvalidAuthorization, "x-amz-content-sha256 must be %s or a valid sha256 value.", strings.Join(payloadModes, ", "))
+	e.ArgumentName, e.ArgumentValue = "x-amz-content-sha256", clip(v, 256)
+	return e
+}
 
 // newResult picks the body reader for the payload mode the request signed.
 func newResult(r *http.Request, s *signed, key []byte, presigned bool) (*Result, error) {
@@ -58,7 +81,7 @@ func newResult(r *http.Request, s *signed, key []byte, presigned bool) (*Result,
 	if err != nil || len(want) != sha256.Size {
 		return nil, malformed("x-amz-content-sha256 %.80q", mode)
 	}
-	res.Body = &verifyingReader{rc: body, sha: sha256.New(), want: want, ck: ck, out: res.Checksums}
+	res.Body = &verifyingReader{rc: body, sha: sha256.New(), want: want, sent: mode, ck: ck, out: res.Checksums}
 	return res, nil
 }
 
@@ -72,7 +95,8 @@ func streamingBody(res *Result, r *http.Request, s *signed, key []byte, body io.
 	if dl := r.Header.Get("X-Amz-Decoded-Content-Length"); dl != "" {
 		n, ok := parseDecimal(dl)
 		if !ok {
-			return malformed("x-amz-decoded-content-length %.32q", dl)
+			// S3 answers as if the length were missing.
+			return &Error{Err: ErrMissingLength, Detail: fmt.Sprintf("x-amz-decoded-content-length %.32q", dl)}
 		}
 		res.Size = n
 	}
@@ -96,6 +120,7 @@ type verifyingReader struct {
 	rc   io.ReadCloser
 	sha  hash.Hash // nil: payload hash not checked
 	want []byte
+	sent string        // x-amz-content-sha256 as sent
 	ck   *bodyChecksum // nil: no checksum
 	out  map[string]string
 	err  error
@@ -124,8 +149,10 @@ func (v *verifyingReader) Read(p []byte) (int, error) {
 }
 
 func (v *verifyingReader) finish() error {
-	if v.sha != nil && subtle.ConstantTimeCompare(v.sha.Sum(nil), v.want) != 1 {
-		return fmt.Errorf("%w: payload hashes to %x", ErrContentSHA256Mismatch, v.sha.Sum(nil))
+	if v.sha != nil {
+		if sum := v.sha.Sum(nil); subtle.ConstantTimeCompare(sum, v.want) != 1 {
+			return &Error{Err: ErrContentSHA256Mismatch, ClientSHA256: v.sent, ComputedSHA256: hex.EncodeToString(sum)}
+		}
 	}
 	if v.ck != nil {
 		if err := v.ck.verify(); err != nil {

@@ -2,7 +2,6 @@ package sigv4
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -29,12 +28,18 @@ func (v *Verifier) verifyPresigned(r *http.Request, q []param) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
+	if _, n := paramValue(q, "X-Amz-Security-Token"); n > 0 {
+		return nil, ErrInvalidToken
+	}
 	now := v.now()
 	if s.t.After(now.Add(v.maxSkew())) {
 		return nil, newError(ErrAccessDenied, "Request is not valid yet")
 	}
 	if at := s.t.Add(expires); now.After(at) {
 		return nil, expired(at, now, strconv.FormatInt(int64(expires/time.Second), 10))
+	}
+	if err := checkPayloadHash(s.payloadHash); err != nil {
+		return nil, err
 	}
 	key, err := v.checkSignature(r, s, secret)
 	if err != nil {
@@ -59,10 +64,12 @@ func parsePresigned(q []param) (*signed, time.Duration, error) {
 		vals[name] = v
 	}
 	if a := vals["X-Amz-Algorithm"]; a != algorithm {
-		if strings.HasPrefix(a, "AWS4-ECDSA-") {
-			return nil, 0, fmt.Errorf("%w: algorithm %.64q", ErrUnsupported, a)
+		// S3 names the two algorithms it knows; SigV4a, the second, is
+		// one this server does not verify.
+		if a == algorithmECDSA {
+			return nil, 0, queryMalformed(`X-Amz-Algorithm only supports "AWS4-HMAC-SHA256"`)
 		}
-		return nil, 0, queryMalformed(`X-Amz-Algorithm only supports "AWS4-HMAC-SHA256"`)
+		return nil, 0, queryMalformed(`X-Amz-Algorithm only supports "AWS4-HMAC-SHA256 and AWS4-ECDSA-P256-SHA256"`)
 	}
 	secs, err := parseExpires(vals["X-Amz-Expires"])
 	if err != nil {

@@ -126,7 +126,17 @@ func TestVerifyPresignedRejects(t *testing.T) {
 		}, ErrMalformedQuery},
 		{"sigv4a", func(t *testing.T) *http.Request {
 			return setQuery(ok(t), "X-Amz-Algorithm=AWS4-HMAC-SHA256", "X-Amz-Algorithm=AWS4-ECDSA-P256-SHA256")
-		}, ErrUnsupported},
+		}, ErrMalformedQuery},
+		{"session token", func(t *testing.T) *http.Request {
+			r := ok(t)
+			r.URL.RawQuery += "&X-Amz-Security-Token=token"
+			return r
+		}, ErrInvalidToken},
+		{"bad payload hash", func(t *testing.T) *http.Request {
+			r := ok(t)
+			r.URL.RawQuery += "&X-Amz-Content-Sha256=abc"
+			return r
+		}, ErrInvalidAuthorization},
 		{"unknown key", func(t *testing.T) *http.Request {
 			return setQuery(ok(t), testAK, "AKIDUNKNOWN")
 		}, ErrInvalidAccessKeyID},

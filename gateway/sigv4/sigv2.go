@@ -210,8 +210,8 @@ func (v *Verifier) verifyV2Header(r *http.Request, h string) (*Result, error) {
 	if err != nil {
 		return nil, invalidDate()
 	}
-	if d := v.now().Sub(t); d > v.maxSkew() || d < -v.maxSkew() {
-		return nil, fmt.Errorf("%w: request time is %s from server time", ErrRequestTimeTooSkewed, d.Round(time.Second))
+	if err := v.checkSkew(t, raw); err != nil {
+		return nil, err
 	}
 	return v.checkV2(r, ak, sig, dateLine)
 }
@@ -221,8 +221,12 @@ func (v *Verifier) checkV2(r *http.Request, ak, sig, date string) (*Result, erro
 	if err != nil {
 		return nil, err
 	}
+	if err := checkToken(r.Header.Values("X-Amz-Security-Token")); err != nil {
+		return nil, err
+	}
 	if !v.matchV2(r, secret, sig, date) {
-		return nil, ErrSignatureDoesNotMatch
+		sts := stringToSignV2(r, date, v2Variant{bucket: BucketFromHost(r.Host, v.Domains)})
+		return nil, signatureMismatch(ak, sts, sig, "")
 	}
 	ck, inTrailer, err := requestChecksum(r)
 	if err != nil {

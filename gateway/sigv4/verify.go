@@ -2,6 +2,7 @@ package sigv4
 
 import (
 	"crypto/hmac"
+	"encoding/hex"
 	"fmt"
 	"net/http"
 	"sort"
@@ -71,8 +72,14 @@ func (v *Verifier) verifyHeader(r *http.Request, h string, q []param) (*Result, 
 	if err != nil {
 		return nil, err
 	}
-	if d := v.now().Sub(t); d > v.maxSkew() || d < -v.maxSkew() {
-		return nil, fmt.Errorf("%w: request time %s is %s from server time", ErrRequestTimeTooSkewed, amzDate, d.Round(time.Second))
+	if err := checkToken(r.Header.Values("X-Amz-Security-Token")); err != nil {
+		return nil, err
+	}
+	if err := v.checkSkew(t, amzDate); err != nil {
+		return nil, err
+	}
+	if err := checkPayloadHash(payload); err != nil {
+		return nil, err
 	}
 	key, err := v.checkSignature(r, s, secret)
 	if err != nil {
@@ -129,12 +136,12 @@ func (v *Verifier) checkScope(s *signed, query bool) error {
 
 // secret finds the secret key of an access key.
 func (v *Verifier) secret(accessKey string) (string, error) {
-	if v.Lookup == nil {
-		return "", ErrInvalidAccessKeyID
+	secret, ok := "", false
+	if v.Lookup != nil {
+		secret, ok = v.Lookup(accessKey)
 	}
-	secret, ok := v.Lookup(accessKey)
 	if !ok {
-		return "", fmt.Errorf("%w: %.128q", ErrInvalidAccessKeyID, accessKey)
+		return "", &Error{Err: ErrInvalidAccessKeyID, AccessKeyID: clip(accessKey, 128)}
 	}
 	return secret, nil
 }
@@ -147,9 +154,9 @@ func (v *Verifier) checkSignature(r *http.Request, s *signed, secret string) ([]
 	}
 	key := signingKey(secret, s.cred.date, s.cred.region)
 	canon := canonicalRequest(r, s.query, s.signedHeaders, s.payloadHash)
-	want := hmacSHA256(key, stringToSign(s.amzDate, s.cred.scope(), canon))
-	if !hmac.Equal(want, s.signature) {
-		return nil, ErrSignatureDoesNotMatch
+	sts := stringToSign(s.amzDate, s.cred.scope(), canon)
+	if !hmac.Equal(hmacSHA256(key, sts), s.signature) {
+		return nil, signatureMismatch(s.cred.accessKey, sts, hex.EncodeToString(s.signature), canon)
 	}
 	return key, nil
 }
@@ -176,6 +183,27 @@ func checkUnsignedHeaders(r *http.Request, names []string) error {
 	}
 	sort.Strings(missing)
 	return notSigned(missing)
+}
+
+// checkToken refuses a session token: every key is a permanent one, so
+// S3 would find any token invalid for it.
+func checkToken(tokens []string) error {
+	if len(tokens) > 0 {
+		return ErrInvalidToken
+	}
+	return nil
+}
+
+// checkSkew refuses a request dated further than the allowed skew from
+// the server's clock, with the times S3 reports; sent is the date as the
+// request carried it.
+func (v *Verifier) checkSkew(t time.Time, sent string) error {
+	now := v.now()
+	if d := now.Sub(t); d > v.maxSkew() || d < -v.maxSkew() {
+		return &Error{Err: ErrRequestTimeTooSkewed, RequestTime: clip(sent, 64), ServerTime: now.UTC(), MaxSkew: v.maxSkew(),
+			Detail: fmt.Sprintf("request time is %s from server time", d.Round(time.Second))}
+	}
+	return nil
 }
 
 func (v *Verifier) now() time.Time {

@@ -209,7 +209,12 @@ func TestVerifyRejects(t *testing.T) {
 			r := newRequest("GET", "http://s3.example.com/b/k", nil)
 			sdkSign(t, r, "not-a-hash", testNow, testRegion, sdkCreds)
 			return r
-		}, ErrMalformed, nil},
+		}, ErrInvalidAuthorization, nil},
+		{"session token with a permanent key", func(t *testing.T) *http.Request {
+			r := ok(t)
+			r.Header.Set("X-Amz-Security-Token", "token")
+			return r
+		}, ErrInvalidToken, nil},
 		{"ecdsa streaming", func(t *testing.T) *http.Request {
 			r := newRequest("PUT", "http://s3.example.com/b/k", nil)
 			sdkSign(t, r, "STREAMING-AWS4-ECDSA-P256-SHA256-PAYLOAD", testNow, testRegion, sdkCreds)

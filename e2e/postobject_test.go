@@ -232,14 +232,14 @@ func TestPostObjectForms(t *testing.T) {
 		{"list condition fails", func(f *postForm) {
 			f.conds, f.extra = []any{[]any{"eq", "$key", "expected-key"}}, nil
 			f.dropCond = []string{"key"}
-		}, "", 403, "AccessDenied", `Invalid according to Policy: Policy Condition failed: ["eq","$key","expected-key"]`, nil},
+		}, "", 403, "AccessDenied", `Invalid according to Policy: Policy Condition failed: ["eq", "$key", "expected-key"]`, nil},
 		{"object condition fails", func(f *postForm) {
 			f.conds, f.extra = []any{map[string]string{"content-type": "application/xml"}}, [][2]string{{"content-type", "text/html"}}
 		}, "", 403, "AccessDenied", `Invalid according to Policy: Policy Condition failed: ["eq", "$content-type", "application/xml"]`, nil},
 		{"one content type outside the prefix", func(f *postForm) {
 			f.conds = []any{[]any{"starts-with", "$content-type", "text/"}}
 			f.extra = [][2]string{{"content-type", "text/plain, image/jpeg"}}
-		}, "", 403, "AccessDenied", `Invalid according to Policy: Policy Condition failed: ["starts-with","$content-type","text/"]`, nil},
+		}, "", 403, "AccessDenied", `Invalid according to Policy: Policy Condition failed: ["starts-with", "$content-type", "text/"]`, nil},
 		{"field outside the policy", func(f *postForm) { f.extra = [][2]string{{"x-amz-meta-custom", "v"}} }, "", 403, "AccessDenied",
 			"Invalid according to Policy: Extra input fields: x-amz-meta-custom", nil},
 		{"file too large", func(f *postForm) { f.file, f.conds = []byte("0123456789"), []any{[]any{"content-length-range", 0, 5}} }, "", 400,

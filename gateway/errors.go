@@ -2,6 +2,8 @@ package gateway
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -101,7 +103,7 @@ var errorTable = map[errCode]apiError{
 	errContentSHA256Mismatch:             {"XAmzContentSHA256Mismatch", http.StatusBadRequest, "The provided 'x-amz-content-sha256' header does not match what was computed."},
 	errIncompleteBody:                    {"IncompleteBody", http.StatusBadRequest, "You did not provide the number of bytes specified by the Content-Length HTTP header."},
 	errBadDigest:                         {"BadDigest", http.StatusBadRequest, "The Content-MD5 or checksum you specified did not match what we received."},
-	errInvalidDigest:                     {"InvalidDigest", http.StatusBadRequest, "The Content-MD5 you specified is not valid."},
+	errInvalidDigest:                     {"InvalidDigest", http.StatusBadRequest, "The Content-Md5 you specified is not valid."},
 	errInvalidChecksum:                   {"InvalidRequest", http.StatusBadRequest, "The checksum header or trailer is invalid."},
 	errInvalidRequest:                    {"InvalidRequest", http.StatusBadRequest, "Invalid request."},
 	errInvalidArgument:                   {"InvalidArgument", http.StatusBadRequest, "Invalid argument."},
@@ -110,13 +112,13 @@ var errorTable = map[errCode]apiError{
 	errBucketAlreadyOwnedByYou:           {"BucketAlreadyOwnedByYou", http.StatusConflict, "Your previous request to create the named bucket succeeded and you already own it."},
 	errBucketNotEmpty:                    {"BucketNotEmpty", http.StatusConflict, "The bucket you tried to delete is not empty."},
 	errNoSuchUpload:                      {"NoSuchUpload", http.StatusNotFound, "The specified multipart upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed."},
-	errInvalidPart:                       {"InvalidPart", http.StatusBadRequest, "One or more of the specified parts could not be found. The part may not have been uploaded, or the specified entity tag may not match the part's entity tag."},
+	errInvalidPart:                       {"InvalidPart", http.StatusBadRequest, "One or more of the specified parts could not be found.  The part may not have been uploaded, or the specified entity tag may not match the part's entity tag."},
 	errInvalidPartOrder:                  {"InvalidPartOrder", http.StatusBadRequest, "The list of parts was not in ascending order. Parts must be ordered by part number."},
-	errEntityTooSmall:                    {"EntityTooSmall", http.StatusBadRequest, "Your proposed upload is smaller than the minimum allowed object size."},
+	errEntityTooSmall:                    {"EntityTooSmall", http.StatusBadRequest, "Your proposed upload is smaller than the minimum allowed size"},
 	errEntityTooLarge:                    {"EntityTooLarge", http.StatusBadRequest, "Your proposed upload exceeds the maximum allowed object size."},
 	errInvalidStorageClass:               {"InvalidStorageClass", http.StatusBadRequest, "The storage class you specified is not valid."},
 	errCodeTooWide:                       {"InvalidStorageClass", http.StatusBadRequest, "The storage class's erasure code needs more storage peers than the cluster has."},
-	errInvalidRange:                      {"InvalidRange", http.StatusRequestedRangeNotSatisfiable, "The requested range is not satisfiable."},
+	errInvalidRange:                      {"InvalidRange", http.StatusRequestedRangeNotSatisfiable, "The requested range is not satisfiable"},
 	errServiceUnavailable:                {"ServiceUnavailable", http.StatusServiceUnavailable, "Too few storage peers answered; please retry."},
 	errInvalidBucketName:                 {"InvalidBucketName", http.StatusBadRequest, "The specified bucket is not valid."},
 	errKeyTooLong:                        {"KeyTooLongError", http.StatusBadRequest, "Your key is too long."},
@@ -259,6 +261,10 @@ func classify(err error) (apiError, string, []errorField) {
 	if ce := checksumErr(err); ce != nil {
 		err = ce
 	}
+	var de *object.DigestError
+	if errors.As(err, &de) {
+		err = md5Mismatch(de.Want, de.Got)
+	}
 	var se *s3Error
 	if errors.As(err, &se) {
 		a := errorTable[se.code]
@@ -280,6 +286,15 @@ func classify(err error) (apiError, string, []errorField) {
 	}
 	a := errorTable[errInternal]
 	return a, a.Description, nil
+}
+
+// md5Mismatch is S3's BadDigest for a body whose MD5 is not the stated
+// Content-MD5. S3 writes the digest it computed in base64 and the one
+// the client stated in hex.
+func md5Mismatch(want, got []byte) error {
+	return withFields(apiErrf(errBadDigest, "The Content-MD5 you specified did not match what we received."),
+		errorField{"CalculatedDigest", base64.StdEncoding.EncodeToString(got)},
+		errorField{"ExpectedDigest", hex.EncodeToString(want)})
 }
 
 // errorResponse is S3's error body; it carries no namespace.

@@ -46,7 +46,7 @@ func (f *fakeBackend) PutPart(_ context.Context, bucket, key, uploadID string, n
 	}
 	sum := md5.Sum(data)
 	if contentMD5 != nil && !bytes.Equal(contentMD5, sum[:]) {
-		return object.PartInfo{}, object.ErrBadDigest
+		return object.PartInfo{}, &object.DigestError{Want: contentMD5, Got: sum[:]}
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -75,10 +75,10 @@ func (f *fakeBackend) CompleteMultipart(_ context.Context, bucket, key, uploadID
 		}
 		p, ok := u.parts[cp.Number]
 		if !ok || p.info.ETag != cp.ETag {
-			return object.ObjectInfo{}, object.ErrInvalidPart
+			return object.ObjectInfo{}, &object.PartError{Err: object.ErrInvalidPart, Number: cp.Number, ETag: cp.ETag}
 		}
 		if i < len(parts)-1 && p.info.Size < f.minPartSize {
-			return object.ObjectInfo{}, object.ErrEntityTooSmall
+			return object.ObjectInfo{}, &object.PartError{Err: object.ErrEntityTooSmall, Number: cp.Number, Size: p.info.Size, Min: f.minPartSize}
 		}
 		data = append(data, p.data...)
 		sizes = append(sizes, p.info.Size)

@@ -122,3 +122,37 @@ func setup(t testing.TB, h http.Handler, bucket string, objects map[string]strin
 		mustDo(t, h, req{method: http.MethodPut, target: "/" + bucket + "/" + k, body: v})
 	}
 }
+
+// errorElems returns the elements of an S3 error body by name: Code,
+// Message and every detail element.
+func errorElems(t testing.TB, rec *httptest.ResponseRecorder) map[string]string {
+	t.Helper()
+	var doc struct {
+		Elems []struct {
+			XMLName xml.Name
+			Value   string `xml:",chardata"`
+		} `xml:",any"`
+	}
+	if err := xml.Unmarshal(rec.Body.Bytes(), &doc); err != nil {
+		t.Fatalf("error body does not parse: %v\n%s", err, rec.Body.String())
+	}
+	out := map[string]string{}
+	for _, e := range doc.Elems {
+		out[e.XMLName.Local] = e.Value
+	}
+	return out
+}
+
+// expectElems checks an error response's status and body elements.
+func expectElems(t testing.TB, rec *httptest.ResponseRecorder, status int, want map[string]string) {
+	t.Helper()
+	if rec.Code != status {
+		t.Fatalf("status %d, want %d; body %s", rec.Code, status, rec.Body.String())
+	}
+	got := errorElems(t, rec)
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("<%s> = %q, want %q; body %s", k, got[k], v, rec.Body.String())
+		}
+	}
+}

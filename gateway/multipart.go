@@ -142,9 +142,10 @@ func (g *gateway) completeMultipart(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	info, err := g.be.CompleteMultipart(r.Context(), bucket, key, r.URL.Query().Get("uploadId"), parts, opts)
+	uploadID := r.URL.Query().Get("uploadId")
+	info, err := g.be.CompleteMultipart(r.Context(), bucket, key, uploadID, parts, opts)
 	if err != nil {
-		return err
+		return completeFailure(err, uploadID)
 	}
 	return writeXML(w, http.StatusOK, completeMultipartUploadResult{
 		Location: objectLocation(r, bucket, key), Bucket: bucket, Key: key, ETag: quoteETag(info.ETag),

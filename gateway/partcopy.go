@@ -31,7 +31,8 @@ func parseCopySourceRange(v string, size int64) (off, length int64, err error) {
 	a, okA := parseDigits(first)
 	b, okB := parseDigits(last)
 	if !ok || !ok2 || !okA || !okB || a > b {
-		return 0, 0, apiErrf(errInvalidArgument, "The x-amz-copy-source-range value must be of the form bytes=first-last.")
+		return 0, 0, withFields(apiErrf(errInvalidArgument, "The x-amz-copy-source-range value must be of the form bytes=first-last where first and last are the zero-based offsets of the first and last bytes to copy"),
+			errorField{"ArgumentName", "x-amz-copy-source-range"}, errorField{"ArgumentValue", v})
 	}
 	if b >= size {
 		return 0, 0, apiErrf(errInvalidArgument, "Range specified is not valid for source object of size: %d", size)

@@ -193,10 +193,10 @@ func (l *Layer) chooseParts(v *uploadView, want []CompletePart) ([]meta.Part, []
 	for i, cp := range want {
 		p, ok := have[cp.Number]
 		if !ok || !strings.EqualFold(p.ETag, strings.Trim(cp.ETag, `"`)) {
-			return nil, nil, fmt.Errorf("%w: part %d etag %s", ErrInvalidPart, cp.Number, cp.ETag)
+			return nil, nil, &PartError{Err: ErrInvalidPart, Number: cp.Number, ETag: strings.Trim(cp.ETag, `"`)}
 		}
 		if i < len(want)-1 && p.Size < l.cfg.MinPartSize {
-			return nil, nil, fmt.Errorf("%w: part %d is %d bytes", ErrEntityTooSmall, cp.Number, p.Size)
+			return nil, nil, &PartError{Err: ErrEntityTooSmall, Number: cp.Number, ETag: p.ETag, Size: p.Size, Min: l.cfg.MinPartSize}
 		}
 		chosen[i] = p.Part
 		for _, s := range p.shards {

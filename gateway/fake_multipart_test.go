@@ -9,6 +9,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"time"
 
 	"tessera/object"
 )
@@ -27,7 +28,7 @@ func (f *fakeBackend) NewMultipart(_ context.Context, bucket, key string, opts o
 	f.calls++
 	f.nextUpload++
 	id := fmt.Sprintf("upload-%d", f.nextUpload)
-	f.uploads[id] = &fakeUpload{bucket: bucket, key: key, opts: opts, parts: map[int]*fakePart{}}
+	f.uploads[id] = &fakeUpload{bucket: bucket, key: key, opts: opts, parts: map[int]*fakePart{}, initiated: f.now()}
 	return id, nil
 }
 
@@ -60,7 +61,7 @@ func (f *fakeBackend) PutPart(_ context.Context, bucket, key, uploadID string, n
 	return info, nil
 }
 
-func (f *fakeBackend) CompleteMultipart(_ context.Context, bucket, key, uploadID string, parts []object.CompletePart, _ object.CompleteOptions) (object.ObjectInfo, error) {
+func (f *fakeBackend) CompleteMultipart(_ context.Context, bucket, key, uploadID string, parts []object.CompletePart, opts object.CompleteOptions) (object.ObjectInfo, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	u, err := f.upload(bucket, key, uploadID)
@@ -85,6 +86,9 @@ func (f *fakeBackend) CompleteMultipart(_ context.Context, bucket, key, uploadID
 		raw, _ := hex.DecodeString(p.info.ETag)
 		sums = append(sums, raw...)
 	}
+	if opts.ObjectSize != nil && *opts.ObjectSize != int64(len(data)) {
+		return object.ObjectInfo{}, &object.SizeMismatchError{Stated: *opts.ObjectSize, Computed: int64(len(data))}
+	}
 	b, err := f.bucket(bucket)
 	if err != nil {
 		return object.ObjectInfo{}, err
@@ -99,11 +103,15 @@ func (f *fakeBackend) CompleteMultipart(_ context.Context, bucket, key, uploadID
 	return info, nil
 }
 
-func (f *fakeBackend) AbortMultipart(_ context.Context, bucket, key, uploadID string) error {
+func (f *fakeBackend) AbortMultipart(_ context.Context, bucket, key, uploadID string, opts object.AbortOptions) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if _, err := f.upload(bucket, key, uploadID); err != nil {
+	u, err := f.upload(bucket, key, uploadID)
+	if err != nil {
 		return err
+	}
+	if !opts.IfInitiated.IsZero() && !u.initiated.Truncate(time.Second).Equal(opts.IfInitiated.Truncate(time.Second)) {
+		return object.ErrPreconditionFailed
 	}
 	f.calls++
 	delete(f.uploads, uploadID)

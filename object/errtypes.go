@@ -37,3 +37,16 @@ func (e *DigestError) Error() string {
 }
 
 func (e *DigestError) Unwrap() error { return ErrBadDigest }
+
+// SizeMismatchError is a CompleteMultipart whose stated object size
+// (x-amz-mp-object-size) is not the sum of the chosen parts. It wraps
+// ErrInvalidObjectSize.
+type SizeMismatchError struct {
+	Stated, Computed int64
+}
+
+func (e *SizeMismatchError) Error() string {
+	return fmt.Sprintf("%v: stated %d bytes, parts sum to %d", ErrInvalidObjectSize, e.Stated, e.Computed)
+}
+
+func (e *SizeMismatchError) Unwrap() error { return ErrInvalidObjectSize }

@@ -164,6 +164,14 @@ func (l *Layer) commitUpload(ctx context.Context, bucket, key, uploadID string, 
 	if o.Size > MaxObjectSize {
 		return ObjectInfo{}, fmt.Errorf("%w: %d bytes", ErrEntityTooLarge, o.Size)
 	}
+	if opts.ObjectSize != nil && *opts.ObjectSize != o.Size {
+		return ObjectInfo{}, &SizeMismatchError{Stated: *opts.ObjectSize, Computed: o.Size}
+	}
+	// Last, right before the commit, to keep the window small (see
+	// checkPutCondition for the race it leaves).
+	if err := l.checkPutCondition(ctx, bucket, key, PutOptions{IfMatch: opts.IfMatch, IfNoneMatch: opts.IfNoneMatch}); err != nil {
+		return ObjectInfo{}, err
+	}
 	rs := fanout(ctx, l, o.Distribution, l.cfg.PeerTimeout, func(ctx context.Context, i int, c ShardClient) (struct{}, error) {
 		if ready[i] != nil {
 			return struct{}{}, ready[i]
@@ -230,22 +238,6 @@ func (l *Layer) completedRecord(u *meta.Upload, parts []meta.Part, sum ChecksumI
 		Parts: parts, Distribution: u.Distribution, ModTime: time.Unix(0, st.Nanos).UTC(),
 		UploadID: u.UploadID,
 	}
-}
-
-// AbortMultipart discards an upload and its parts on every peer that
-// has it. ErrUploadNotFound when none had it.
-func (l *Layer) AbortMultipart(ctx context.Context, bucket, key, uploadID string) error {
-	q, err := l.querySet(bucket, key)
-	if err != nil {
-		return fmt.Errorf("abort multipart %s/%s: %w", bucket, key, err)
-	}
-	rs := fanout(ctx, l, q.peers, l.cfg.PeerTimeout, func(ctx context.Context, _ int, c ShardClient) (struct{}, error) {
-		return struct{}{}, c.AbortUpload(ctx, bucket, key, uploadID)
-	})
-	if t := tallyOf(rs); t.ok == 0 {
-		return fmt.Errorf("abort multipart %s/%s: %w", bucket, key, l.uploadAbsent(ctx, q, bucket, t))
-	}
-	return nil
 }
 
 // ListParts returns the parts after marker that the upload's peers agree

@@ -79,6 +79,7 @@ const (
 	errBadRequest
 	errInvalidTag
 	errRequestHeaderSectionTooLarge
+	errBadRequest400
 )
 
 // apiError is one row of the S3 error table.
@@ -147,6 +148,10 @@ var errorTable = map[errCode]apiError{
 	errBadRequest:                        {"BadRequest", http.StatusBadRequest, "Insufficient information. Origin request header needed."},
 	errInvalidTag:                        {"InvalidTag", http.StatusBadRequest, "The tag provided was not a valid tag."},
 	errRequestHeaderSectionTooLarge:      {"RequestHeaderSectionTooLarge", http.StatusBadRequest, "Your request header section exceeds the maximum allowed size."},
+	// S3 answers some malformed request paths with a bare 400, which
+	// botocore reports as code "400", "Bad Request"; the body says the
+	// same, so every SDK reads that.
+	errBadRequest400: {"400", http.StatusBadRequest, "Bad Request"},
 }
 
 // s3Error is an error the handlers raise with a fixed table entry; msg,

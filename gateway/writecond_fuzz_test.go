@@ -2,7 +2,9 @@ package gateway
 
 import (
 	"net/http"
+	"path"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -39,6 +41,22 @@ func FuzzParseWriteConditions(f *testing.F) {
 		}
 		if m != "" && n != "" || n != "" && n != "*" {
 			t.Fatalf("%q/%q accepted as %q/%q", ifMatch, ifNoneMatch, m, n)
+		}
+	})
+}
+
+func FuzzDotSegmentKey(f *testing.F) {
+	for _, s := range []string{".", "..", "a/../b", "for/../../bar/", "//", "a//b", "./x", "/a/../../b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, key string) {
+		// A key kept must still name something inside the bucket once its
+		// dot segments are resolved.
+		if !dotSegmentKey(key) {
+			c := path.Clean(key)
+			if c == "." || c == "/" || c == ".." || strings.HasPrefix(c, "../") {
+				t.Fatalf("%q kept, resolves to %q", key, c)
+			}
 		}
 	})
 }

@@ -54,7 +54,7 @@ func (g *gateway) uploadPartCopy(w http.ResponseWriter, r *http.Request) error {
 	}
 	srcBucket, srcKey, err := parseCopySource(r.Header.Get("X-Amz-Copy-Source"))
 	if err != nil {
-		return err
+		return g.noBucketFirst(r.Context(), bucket, err)
 	}
 	info, err := g.be.HeadObject(r.Context(), srcBucket, srcKey)
 	if err != nil {
@@ -78,6 +78,17 @@ func (g *gateway) uploadPartCopy(w http.ResponseWriter, r *http.Request) error {
 	}
 	return writeXML(w, http.StatusOK, copyPartResult{LastModified: xmlTime(part.ModTime), ETag: quoteETag(part.ETag),
 		checksumsXML: checksumsFrom(part.Checksums)})
+}
+
+// noBucketFirst returns NoSuchBucket when the destination bucket does not
+// exist, else err: S3 looks the bucket up before it reads the copy
+// source, so a bad source to a missing bucket is a NoSuchBucket. The
+// lookup is made only for a request that fails anyway.
+func (g *gateway) noBucketFirst(ctx context.Context, bucket string, err error) error {
+	if _, herr := g.be.HeadBucket(ctx, bucket); errors.Is(herr, object.ErrBucketNotFound) {
+		return herr
+	}
+	return err
 }
 
 // copyRange runs a ranged read of the source and put concurrently. The

@@ -55,7 +55,8 @@ func newTestGateway(t testing.TB, auth Authenticator) (*fakeBackend, http.Handle
 }
 
 // req describes a test request; target is sent as the request URI, so
-// percent-encoding in it reaches the handler unchanged.
+// percent-encoding in it reaches the handler unchanged. A "Host" header
+// sets the request's Host.
 type req struct {
 	method, target, body string
 	header               map[string]string
@@ -64,6 +65,10 @@ type req struct {
 func do(h http.Handler, rq req) *httptest.ResponseRecorder {
 	r := httptest.NewRequest(rq.method, rq.target, strings.NewReader(rq.body))
 	for k, v := range rq.header {
+		if k == "Host" {
+			r.Host = v
+			continue
+		}
 		r.Header.Set(k, v)
 	}
 	rec := httptest.NewRecorder()

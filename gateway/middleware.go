@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"net/http"
 	"runtime/debug"
 	"time"
@@ -93,6 +94,9 @@ func (g *gateway) authenticate(next http.Handler) http.Handler {
 			return
 		}
 		res, err := g.auth.Verify(r)
+		if errors.Is(err, sigv4.ErrMissingAuth) {
+			err = g.anonymousRefusal(r)
+		}
 		if err != nil {
 			writeError(w, r, err)
 			return

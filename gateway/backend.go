@@ -34,6 +34,6 @@ type Backend interface {
 	NewMultipart(ctx context.Context, bucket, key string, opts object.PutOptions) (uploadID string, err error)
 	PutPart(ctx context.Context, bucket, key, uploadID string, number int, r io.Reader, size int64, contentMD5 []byte) (object.PartInfo, error)
 	CompleteMultipart(ctx context.Context, bucket, key, uploadID string, parts []object.CompletePart, opts object.CompleteOptions) (object.ObjectInfo, error)
-	AbortMultipart(ctx context.Context, bucket, key, uploadID string) error
+	AbortMultipart(ctx context.Context, bucket, key, uploadID string, opts object.AbortOptions) error
 	ListParts(ctx context.Context, bucket, key, uploadID string, marker, maxParts int) (object.ListPartsResult, error)
 }

@@ -111,7 +111,9 @@ func contentMD5(h http.Header) ([]byte, error) {
 	}
 	sum, err := base64.StdEncoding.DecodeString(v)
 	if err != nil || len(sum) != md5.Size {
-		return nil, apiErr(errInvalidDigest)
+		// S3 names the header's value in the error, whether it did not
+		// decode or decoded to something that is not an MD5.
+		return nil, apiErrFields(errInvalidDigest, errorField{"Content-MD5", v})
 	}
 	return sum, nil
 }
@@ -130,7 +132,7 @@ func (g *gateway) readBody(w http.ResponseWriter, r *http.Request) ([]byte, erro
 	if want != nil {
 		got := md5.Sum(body)
 		if !bytes.Equal(got[:], want) {
-			return nil, apiErrf(errBadDigest, "The Content-MD5 you specified did not match what we received.")
+			return nil, md5Mismatch(want, got[:])
 		}
 	}
 	return body, nil

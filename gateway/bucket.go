@@ -95,6 +95,8 @@ func (g *gateway) createBucket(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	w.Header().Set("Location", "/"+bucket)
+	// General purpose buckets' ARNs name neither region nor account.
+	w.Header().Set("X-Amz-Bucket-Arn", "arn:aws:s3:::"+bucket)
 	w.WriteHeader(http.StatusOK)
 	return nil
 }

@@ -21,8 +21,8 @@ func TestBucketLifecycle(t *testing.T) {
 	be, h := newTestGateway(t, allowAll{})
 
 	rec := mustDo(t, h, req{method: http.MethodPut, target: "/alpha"})
-	if loc := rec.Header().Get("Location"); loc != "/alpha" {
-		t.Errorf("Location %q", loc)
+	if loc, arn := rec.Header().Get("Location"), rec.Header().Get("X-Amz-Bucket-Arn"); loc != "/alpha" || arn != "arn:aws:s3:::alpha" {
+		t.Errorf("Location %q, x-amz-bucket-arn %q", loc, arn)
 	}
 	mustDo(t, h, req{method: http.MethodPut, target: "/beta/"})
 	// In us-east-1 S3 answers re-creating your own bucket with 200.

@@ -2,6 +2,8 @@ package gateway
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -79,6 +81,7 @@ const (
 	errInvalidToken
 	errMalformedTrailer
 	errInvalidChunkSize
+	errBadRequest400
 )
 
 // apiError is one row of the S3 error table.
@@ -112,13 +115,13 @@ var errorTable = map[errCode]apiError{
 	errBucketAlreadyOwnedByYou:           {"BucketAlreadyOwnedByYou", http.StatusConflict, "Your previous request to create the named bucket succeeded and you already own it."},
 	errBucketNotEmpty:                    {"BucketNotEmpty", http.StatusConflict, "The bucket you tried to delete is not empty."},
 	errNoSuchUpload:                      {"NoSuchUpload", http.StatusNotFound, "The specified multipart upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed."},
-	errInvalidPart:                       {"InvalidPart", http.StatusBadRequest, "One or more of the specified parts could not be found. The part may not have been uploaded, or the specified entity tag may not match the part's entity tag."},
+	errInvalidPart:                       {"InvalidPart", http.StatusBadRequest, "One or more of the specified parts could not be found.  The part may not have been uploaded, or the specified entity tag may not match the part's entity tag."},
 	errInvalidPartOrder:                  {"InvalidPartOrder", http.StatusBadRequest, "The list of parts was not in ascending order. Parts must be ordered by part number."},
-	errEntityTooSmall:                    {"EntityTooSmall", http.StatusBadRequest, "Your proposed upload is smaller than the minimum allowed object size."},
+	errEntityTooSmall:                    {"EntityTooSmall", http.StatusBadRequest, "Your proposed upload is smaller than the minimum allowed size"},
 	errEntityTooLarge:                    {"EntityTooLarge", http.StatusBadRequest, "Your proposed upload exceeds the maximum allowed object size."},
 	errInvalidStorageClass:               {"InvalidStorageClass", http.StatusBadRequest, "The storage class you specified is not valid."},
 	errCodeTooWide:                       {"InvalidStorageClass", http.StatusBadRequest, "The storage class's erasure code needs more storage peers than the cluster has."},
-	errInvalidRange:                      {"InvalidRange", http.StatusRequestedRangeNotSatisfiable, "The requested range is not satisfiable."},
+	errInvalidRange:                      {"InvalidRange", http.StatusRequestedRangeNotSatisfiable, "The requested range is not satisfiable"},
 	errServiceUnavailable:                {"ServiceUnavailable", http.StatusServiceUnavailable, "Too few storage peers answered; please retry."},
 	errInvalidBucketName:                 {"InvalidBucketName", http.StatusBadRequest, "The specified bucket is not valid."},
 	errKeyTooLong:                        {"KeyTooLongError", http.StatusBadRequest, "Your key is too long."},
@@ -149,6 +152,10 @@ var errorTable = map[errCode]apiError{
 	errInvalidToken:                      {"InvalidToken", http.StatusBadRequest, "The provided token is malformed or otherwise invalid."},
 	errMalformedTrailer:                  {"MalformedTrailerError", http.StatusBadRequest, "The request contained trailing data that was not well-formed or did not conform to our published schema."},
 	errInvalidChunkSize:                  {"InvalidChunkSizeError", http.StatusBadRequest, "Only the last chunk is allowed to have a size less than 8192 bytes"},
+	// S3 answers some malformed request paths with a bare 400, which
+	// botocore reports as code "400", "Bad Request"; the body says the
+	// same, so every SDK reads that.
+	errBadRequest400: {"400", http.StatusBadRequest, "Bad Request"},
 }
 
 // s3Error is an error the handlers raise with a fixed table entry; msg,
@@ -267,6 +274,10 @@ func classify(err error) (apiError, string, []errorField) {
 	if ce := checksumErr(err); ce != nil {
 		err = ce
 	}
+	var de *object.DigestError
+	if errors.As(err, &de) {
+		err = md5Mismatch(de.Want, de.Got)
+	}
 	var se *s3Error
 	if errors.As(err, &se) {
 		a := errorTable[se.code]
@@ -288,6 +299,15 @@ func classify(err error) (apiError, string, []errorField) {
 	}
 	a := errorTable[errInternal]
 	return a, a.Description, nil
+}
+
+// md5Mismatch is S3's BadDigest for a body whose MD5 is not the stated
+// Content-MD5. S3 writes the digest it computed in base64 and the one
+// the client stated in hex.
+func md5Mismatch(want, got []byte) error {
+	return withFields(apiErrf(errBadDigest, "The Content-MD5 you specified did not match what we received."),
+		errorField{"CalculatedDigest", base64.StdEncoding.EncodeToString(got)},
+		errorField{"ExpectedDigest", hex.EncodeToString(want)})
 }
 
 // errorResponse is S3's error body; it carries no namespace.

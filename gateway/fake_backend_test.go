@@ -51,6 +51,7 @@ type fakeUpload struct {
 	bucket, key string
 	opts        object.PutOptions
 	parts       map[int]*fakePart
+	initiated   time.Time
 }
 
 type fakePart struct {
@@ -172,7 +173,7 @@ func (f *fakeBackend) PutObject(_ context.Context, bucket, key string, r io.Read
 	}
 	sum := md5.Sum(data)
 	if opts.ContentMD5 != nil && !bytes.Equal(opts.ContentMD5, sum[:]) {
-		return object.ObjectInfo{}, object.ErrBadDigest
+		return object.ObjectInfo{}, &object.DigestError{Want: opts.ContentMD5, Got: sum[:]}
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -9,6 +9,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"time"
 
 	"tessera/object"
 )
@@ -27,7 +28,7 @@ func (f *fakeBackend) NewMultipart(_ context.Context, bucket, key string, opts o
 	f.calls++
 	f.nextUpload++
 	id := fmt.Sprintf("upload-%d", f.nextUpload)
-	f.uploads[id] = &fakeUpload{bucket: bucket, key: key, opts: opts, parts: map[int]*fakePart{}}
+	f.uploads[id] = &fakeUpload{bucket: bucket, key: key, opts: opts, parts: map[int]*fakePart{}, initiated: f.now()}
 	return id, nil
 }
 
@@ -46,7 +47,7 @@ func (f *fakeBackend) PutPart(_ context.Context, bucket, key, uploadID string, n
 	}
 	sum := md5.Sum(data)
 	if contentMD5 != nil && !bytes.Equal(contentMD5, sum[:]) {
-		return object.PartInfo{}, object.ErrBadDigest
+		return object.PartInfo{}, &object.DigestError{Want: contentMD5, Got: sum[:]}
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -60,7 +61,7 @@ func (f *fakeBackend) PutPart(_ context.Context, bucket, key, uploadID string, n
 	return info, nil
 }
 
-func (f *fakeBackend) CompleteMultipart(_ context.Context, bucket, key, uploadID string, parts []object.CompletePart, _ object.CompleteOptions) (object.ObjectInfo, error) {
+func (f *fakeBackend) CompleteMultipart(_ context.Context, bucket, key, uploadID string, parts []object.CompletePart, opts object.CompleteOptions) (object.ObjectInfo, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	u, err := f.upload(bucket, key, uploadID)
@@ -75,15 +76,18 @@ func (f *fakeBackend) CompleteMultipart(_ context.Context, bucket, key, uploadID
 		}
 		p, ok := u.parts[cp.Number]
 		if !ok || p.info.ETag != cp.ETag {
-			return object.ObjectInfo{}, object.ErrInvalidPart
+			return object.ObjectInfo{}, &object.PartError{Err: object.ErrInvalidPart, Number: cp.Number, ETag: cp.ETag}
 		}
 		if i < len(parts)-1 && p.info.Size < f.minPartSize {
-			return object.ObjectInfo{}, object.ErrEntityTooSmall
+			return object.ObjectInfo{}, &object.PartError{Err: object.ErrEntityTooSmall, Number: cp.Number, Size: p.info.Size, Min: f.minPartSize}
 		}
 		data = append(data, p.data...)
 		sizes = append(sizes, p.info.Size)
 		raw, _ := hex.DecodeString(p.info.ETag)
 		sums = append(sums, raw...)
+	}
+	if opts.ObjectSize != nil && *opts.ObjectSize != int64(len(data)) {
+		return object.ObjectInfo{}, &object.SizeMismatchError{Stated: *opts.ObjectSize, Computed: int64(len(data))}
 	}
 	b, err := f.bucket(bucket)
 	if err != nil {
@@ -99,11 +103,15 @@ func (f *fakeBackend) CompleteMultipart(_ context.Context, bucket, key, uploadID
 	return info, nil
 }
 
-func (f *fakeBackend) AbortMultipart(_ context.Context, bucket, key, uploadID string) error {
+func (f *fakeBackend) AbortMultipart(_ context.Context, bucket, key, uploadID string, opts object.AbortOptions) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if _, err := f.upload(bucket, key, uploadID); err != nil {
+	u, err := f.upload(bucket, key, uploadID)
+	if err != nil {
 		return err
+	}
+	if !opts.IfInitiated.IsZero() && !u.initiated.Truncate(time.Second).Equal(opts.IfInitiated.Truncate(time.Second)) {
+		return object.ErrPreconditionFailed
 	}
 	f.calls++
 	delete(f.uploads, uploadID)

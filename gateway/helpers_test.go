@@ -55,7 +55,8 @@ func newTestGateway(t testing.TB, auth Authenticator) (*fakeBackend, http.Handle
 }
 
 // req describes a test request; target is sent as the request URI, so
-// percent-encoding in it reaches the handler unchanged.
+// percent-encoding in it reaches the handler unchanged. A "Host" header
+// sets the request's Host.
 type req struct {
 	method, target, body string
 	header               map[string]string
@@ -64,6 +65,10 @@ type req struct {
 func do(h http.Handler, rq req) *httptest.ResponseRecorder {
 	r := httptest.NewRequest(rq.method, rq.target, strings.NewReader(rq.body))
 	for k, v := range rq.header {
+		if k == "Host" {
+			r.Host = v
+			continue
+		}
 		r.Header.Set(k, v)
 	}
 	rec := httptest.NewRecorder()
@@ -120,5 +125,20 @@ func setup(t testing.TB, h http.Handler, bucket string, objects map[string]strin
 	mustDo(t, h, req{method: http.MethodPut, target: "/" + bucket})
 	for k, v := range objects {
 		mustDo(t, h, req{method: http.MethodPut, target: "/" + bucket + "/" + k, body: v})
+	}
+}
+
+
+// expectElems checks an error response's status and body elements.
+func expectElems(t testing.TB, rec *httptest.ResponseRecorder, status int, want map[string]string) {
+	t.Helper()
+	if rec.Code != status {
+		t.Fatalf("status %d, want %d; body %s", rec.Code, status, rec.Body.String())
+	}
+	got := errorElems(t, rec.Body.Bytes())
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("<%s> = %q, want %q; body %s", k, got[k], v, rec.Body.String())
+		}
 	}
 }

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"net/http"
 	"runtime/debug"
 	"time"
@@ -95,6 +96,9 @@ func (g *gateway) authenticate(next http.Handler) http.Handler {
 		res, err := g.auth.Verify(r)
 		if err == nil {
 			err = g.checkStreamingUse(r)
+		}
+		if errors.Is(err, sigv4.ErrMissingAuth) {
+			err = g.anonymousRefusal(r)
 		}
 		if err != nil {
 			writeError(w, r, err)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 
 	"tessera/object"
 )
@@ -122,19 +123,30 @@ func (g *gateway) uploadPart(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// parseCompleteOptions reads CompleteMultipartUpload's headers: the
+// object checksum, x-amz-mp-object-size and the conditional write.
+func parseCompleteOptions(h http.Header) (object.CompleteOptions, error) {
+	opts, err := parseCompleteChecksum(h)
+	if err != nil {
+		return opts, err
+	}
+	if opts.IfMatch, opts.IfNoneMatch, err = parseWriteConditions(h); err != nil {
+		return opts, err
+	}
+	opts.ObjectSize, err = parseObjectSize(h)
+	return opts, err
+}
+
 func (g *gateway) completeMultipart(w http.ResponseWriter, r *http.Request) error {
 	bucket, key, err := objectParams(r)
 	if err != nil {
 		return err
 	}
-	if r.Header.Get("If-Match") != "" || r.Header.Get("If-None-Match") != "" {
-		return apiErrf(errNotImplemented, "Conditional writes are not supported.")
-	}
-	body, err := g.readBody(w, r)
+	opts, err := parseCompleteOptions(r.Header)
 	if err != nil {
 		return err
 	}
-	opts, err := parseCompleteChecksum(r.Header)
+	body, err := g.readBody(w, r)
 	if err != nil {
 		return err
 	}
@@ -142,9 +154,10 @@ func (g *gateway) completeMultipart(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	info, err := g.be.CompleteMultipart(r.Context(), bucket, key, r.URL.Query().Get("uploadId"), parts, opts)
+	uploadID := r.URL.Query().Get("uploadId")
+	info, err := g.be.CompleteMultipart(r.Context(), bucket, key, uploadID, parts, opts)
 	if err != nil {
-		return err
+		return completeFailure(err, uploadID)
 	}
 	return writeXML(w, http.StatusOK, completeMultipartUploadResult{
 		Location: objectLocation(r, bucket, key), Bucket: bucket, Key: key, ETag: quoteETag(info.ETag),
@@ -157,7 +170,8 @@ func (g *gateway) abortMultipart(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := g.be.AbortMultipart(r.Context(), bucket, key, r.URL.Query().Get("uploadId")); err != nil {
+	opts := parseAbortOptions(r.Header, time.Now())
+	if err := g.be.AbortMultipart(r.Context(), bucket, key, r.URL.Query().Get("uploadId"), opts); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

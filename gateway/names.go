@@ -4,6 +4,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"path"
 	"strings"
 	"unicode/utf8"
 
@@ -75,5 +76,28 @@ func objectParams(r *http.Request) (bucket, key string, err error) {
 	if err := checkKey(key); err != nil {
 		return "", "", err
 	}
+	// Such a key is refused for writes only: an object stored under one
+	// by an earlier version can still be read and deleted.
+	if dotSegmentKey(key) && writes(r) {
+		return "", "", apiErr(errBadRequest400)
+	}
 	return bucket, key, nil
+}
+
+// writes reports a request that may create or change an object.
+func writes(r *http.Request) bool {
+	return r.Method == http.MethodPut || r.Method == http.MethodPost
+}
+
+// dotSegmentKey reports a key S3 refuses in a request path with a bare
+// 400 Bad Request: one whose "." and ".." segments leave nothing of it
+// (".", "./", "a/..", "//") or climb above the bucket ("../x",
+// "a/../../x"). Keys that merely contain dot segments ("a/../b") are
+// kept as they are.
+func dotSegmentKey(key string) bool {
+	switch path.Clean(key) {
+	case ".", "/":
+		return true
+	}
+	return climbsOut(key)
 }

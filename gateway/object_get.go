@@ -14,6 +14,7 @@ import (
 type getRequest struct {
 	bucket, key string
 	rng         byteRange
+	rangeHeader string // as sent, for an InvalidRange's RangeRequested
 	hasRange    bool
 	cond        preconditions
 	partNumber  int // 0: none
@@ -29,7 +30,8 @@ func parseGet(r *http.Request) (getRequest, error) {
 		return getRequest{}, err
 	}
 	p := getRequest{bucket: bucket, key: key, cond: readPreconditions(r.Header, "")}
-	p.rng, p.hasRange = parseRange(r.Header.Get("Range"))
+	p.rangeHeader = r.Header.Get("Range")
+	p.rng, p.hasRange = parseRange(p.rangeHeader)
 	if q.Has("partNumber") {
 		if p.partNumber, err = parsePartNumber(q); err != nil {
 			return getRequest{}, err
@@ -71,7 +73,8 @@ func (p getRequest) plan(w http.ResponseWriter, r *http.Request, info object.Obj
 		var whole bool
 		if off, length, whole, err = p.rng.resolve(info.Size); err != nil {
 			h.Set("Content-Range", "bytes */"+strconv.FormatInt(info.Size, 10))
-			return 0, 0, 0, err
+			return 0, 0, 0, apiErrFields(errInvalidRange, errorField{"RangeRequested", p.rangeHeader},
+				errorField{"ActualObjectSize", strconv.FormatInt(info.Size, 10)})
 		}
 		if !whole {
 			status = http.StatusPartialContent

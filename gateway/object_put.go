@@ -53,17 +53,10 @@ func (g *gateway) putObject(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// parsePutConditions reads a conditional write's If-None-Match (only "*",
-// as S3) and If-Match.
+// parsePutConditions reads a conditional write's If-Match and
+// If-None-Match (see parseWriteConditions).
 func parsePutConditions(h http.Header, opts *object.PutOptions) error {
-	if v := h.Get("If-None-Match"); v != "" {
-		if v != "*" {
-			return apiErrf(errNotImplemented, "If-None-Match on PUT supports only \"*\".")
-		}
-		opts.IfNoneMatch = v
-	}
-	if v := h.Get("If-Match"); v != "" {
-		opts.IfMatch = unquoteETag(v)
-	}
-	return nil
+	var err error
+	opts.IfMatch, opts.IfNoneMatch, err = parseWriteConditions(h)
+	return err
 }

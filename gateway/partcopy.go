@@ -31,7 +31,8 @@ func parseCopySourceRange(v string, size int64) (off, length int64, err error) {
 	a, okA := parseDigits(first)
 	b, okB := parseDigits(last)
 	if !ok || !ok2 || !okA || !okB || a > b {
-		return 0, 0, apiErrf(errInvalidArgument, "The x-amz-copy-source-range value must be of the form bytes=first-last.")
+		return 0, 0, withFields(apiErrf(errInvalidArgument, "The x-amz-copy-source-range value must be of the form bytes=first-last where first and last are the zero-based offsets of the first and last bytes to copy"),
+			errorField{"ArgumentName", "x-amz-copy-source-range"}, errorField{"ArgumentValue", v})
 	}
 	if b >= size {
 		return 0, 0, apiErrf(errInvalidArgument, "Range specified is not valid for source object of size: %d", size)
@@ -53,7 +54,7 @@ func (g *gateway) uploadPartCopy(w http.ResponseWriter, r *http.Request) error {
 	}
 	srcBucket, srcKey, err := parseCopySource(r.Header.Get("X-Amz-Copy-Source"))
 	if err != nil {
-		return err
+		return g.noBucketFirst(r.Context(), bucket, err)
 	}
 	info, err := g.be.HeadObject(r.Context(), srcBucket, srcKey)
 	if err != nil {
@@ -77,6 +78,17 @@ func (g *gateway) uploadPartCopy(w http.ResponseWriter, r *http.Request) error {
 	}
 	return writeXML(w, http.StatusOK, copyPartResult{LastModified: xmlTime(part.ModTime), ETag: quoteETag(part.ETag),
 		checksumsXML: checksumsFrom(part.Checksums)})
+}
+
+// noBucketFirst returns NoSuchBucket when the destination bucket does not
+// exist, else err: S3 looks the bucket up before it reads the copy
+// source, so a bad source to a missing bucket is a NoSuchBucket. The
+// lookup is made only for a request that fails anyway.
+func (g *gateway) noBucketFirst(ctx context.Context, bucket string, err error) error {
+	if _, herr := g.be.HeadBucket(ctx, bucket); errors.Is(herr, object.ErrBucketNotFound) {
+		return herr
+	}
+	return err
 }
 
 // copyRange runs a ranged read of the source and put concurrently. The

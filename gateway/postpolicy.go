@@ -175,6 +175,10 @@ func postKey(f form) (string, error) {
 			errorField{"ArgumentName", "key"}, errorField{"ArgumentValue", ""})
 	}
 	key = strings.ReplaceAll(key, "${filename}", f.filename)
+	if dotSegmentKey(key) {
+		// The same rule as for a PUT's key in the request path.
+		return "", apiErr(errBadRequest400)
+	}
 	return key, checkKey(key)
 }
 

@@ -192,4 +192,7 @@ var (
 	// ErrInvalidChecksumConfig: a multipart checksum algorithm with a
 	// type it does not allow, or a type without an algorithm.
 	ErrInvalidChecksumConfig = errors.New("invalid checksum algorithm and type")
+	// ErrInvalidObjectSize: a CompleteMultipart's stated object size is
+	// not the size of the parts it names (see SizeMismatchError).
+	ErrInvalidObjectSize = errors.New("object size differs from the parts")
 )

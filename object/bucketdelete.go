@@ -68,7 +68,7 @@ func (l *Layer) abortBucketUploads(ctx context.Context, bucket string) error {
 	sort.Strings(ids)
 	for _, id := range ids {
 		u := byID[id].u
-		err := l.AbortMultipart(ctx, bucket, u.Key, u.UploadID)
+		err := l.AbortMultipart(ctx, bucket, u.Key, u.UploadID, AbortOptions{})
 		if err != nil && !errors.Is(err, ErrUploadNotFound) && !errors.Is(err, ErrBucketNotFound) {
 			return fmt.Errorf("abort upload %s of %q: %w", u.UploadID, u.Key, err)
 		}

@@ -110,7 +110,7 @@ func TestListUploads(t *testing.T) {
 	if strings.Join(seen, ";") != "a/1|;a/2|;b|;c/d/e|" {
 		t.Fatalf("pages %q", seen)
 	}
-	if err := l.AbortMultipart(ctx, testBucket, "b", ids["b"]); err != nil {
+	if err := l.AbortMultipart(ctx, testBucket, "b", ids["b"], AbortOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	// An upload whose record survives on fewer than k peers (a complete

@@ -94,6 +94,13 @@ type CompleteOptions struct {
 	// Value; zero when none). Type is x-amz-checksum-type ("" none).
 	Checksum ChecksumInfo
 	Type     checksum.Type
+	// ObjectSize, when set, is the object size the client states
+	// (x-amz-mp-object-size); parts that sum to another size fail with a
+	// SizeMismatchError and commit nothing.
+	ObjectSize *int64
+	// IfMatch and IfNoneMatch make the commit conditional on the key's
+	// current version, as PutOptions' do for a PUT.
+	IfMatch, IfNoneMatch string
 }
 
 // completeChecksum checks the request's part and object checksums

@@ -164,6 +164,14 @@ func (l *Layer) commitUpload(ctx context.Context, bucket, key, uploadID string, 
 	if o.Size > MaxObjectSize {
 		return ObjectInfo{}, fmt.Errorf("%w: %d bytes", ErrEntityTooLarge, o.Size)
 	}
+	if opts.ObjectSize != nil && *opts.ObjectSize != o.Size {
+		return ObjectInfo{}, &SizeMismatchError{Stated: *opts.ObjectSize, Computed: o.Size}
+	}
+	// Last, right before the commit, to keep the window small (see
+	// checkPutCondition for the race it leaves).
+	if err := l.checkPutCondition(ctx, bucket, key, PutOptions{IfMatch: opts.IfMatch, IfNoneMatch: opts.IfNoneMatch}); err != nil {
+		return ObjectInfo{}, err
+	}
 	rs := fanout(ctx, l, o.Distribution, l.cfg.PeerTimeout, func(ctx context.Context, i int, c ShardClient) (struct{}, error) {
 		if ready[i] != nil {
 			return struct{}{}, ready[i]
@@ -193,10 +201,10 @@ func (l *Layer) chooseParts(v *uploadView, want []CompletePart) ([]meta.Part, []
 	for i, cp := range want {
 		p, ok := have[cp.Number]
 		if !ok || !strings.EqualFold(p.ETag, strings.Trim(cp.ETag, `"`)) {
-			return nil, nil, fmt.Errorf("%w: part %d etag %s", ErrInvalidPart, cp.Number, cp.ETag)
+			return nil, nil, &PartError{Err: ErrInvalidPart, Number: cp.Number, ETag: strings.Trim(cp.ETag, `"`)}
 		}
 		if i < len(want)-1 && p.Size < l.cfg.MinPartSize {
-			return nil, nil, fmt.Errorf("%w: part %d is %d bytes", ErrEntityTooSmall, cp.Number, p.Size)
+			return nil, nil, &PartError{Err: ErrEntityTooSmall, Number: cp.Number, ETag: p.ETag, Size: p.Size, Min: l.cfg.MinPartSize}
 		}
 		chosen[i] = p.Part
 		for _, s := range p.shards {
@@ -230,22 +238,6 @@ func (l *Layer) completedRecord(u *meta.Upload, parts []meta.Part, sum ChecksumI
 		Parts: parts, Distribution: u.Distribution, ModTime: time.Unix(0, st.Nanos).UTC(),
 		UploadID: u.UploadID,
 	}
-}
-
-// AbortMultipart discards an upload and its parts on every peer that
-// has it. ErrUploadNotFound when none had it.
-func (l *Layer) AbortMultipart(ctx context.Context, bucket, key, uploadID string) error {
-	q, err := l.querySet(bucket, key)
-	if err != nil {
-		return fmt.Errorf("abort multipart %s/%s: %w", bucket, key, err)
-	}
-	rs := fanout(ctx, l, q.peers, l.cfg.PeerTimeout, func(ctx context.Context, _ int, c ShardClient) (struct{}, error) {
-		return struct{}{}, c.AbortUpload(ctx, bucket, key, uploadID)
-	})
-	if t := tallyOf(rs); t.ok == 0 {
-		return fmt.Errorf("abort multipart %s/%s: %w", bucket, key, l.uploadAbsent(ctx, q, bucket, t))
-	}
-	return nil
 }
 
 // ListParts returns the parts after marker that the upload's peers agree

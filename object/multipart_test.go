@@ -194,24 +194,24 @@ func TestMultipartErrors(t *testing.T) {
 			return complete(l, id, CompletePart{Number: 1, ETag: md5hex(big)}, CompletePart{Number: 4, ETag: md5hex(small)})
 		}, ErrInvalidPart},
 		{"abort then part", func(l *Layer, _ *fakeCluster, id string) error {
-			if err := l.AbortMultipart(ctx, testBucket, "mp", id); err != nil {
+			if err := l.AbortMultipart(ctx, testBucket, "mp", id, AbortOptions{}); err != nil {
 				return err
 			}
 			_, err := l.PutPart(ctx, testBucket, "mp", id, 4, bytes.NewReader(small), 50, nil)
 			return err
 		}, ErrUploadNotFound},
 		{"abort twice", func(l *Layer, _ *fakeCluster, id string) error {
-			if err := l.AbortMultipart(ctx, testBucket, "mp", id); err != nil {
+			if err := l.AbortMultipart(ctx, testBucket, "mp", id, AbortOptions{}); err != nil {
 				return err
 			}
-			return l.AbortMultipart(ctx, testBucket, "mp", id)
+			return l.AbortMultipart(ctx, testBucket, "mp", id, AbortOptions{})
 		}, ErrUploadNotFound},
 		{"new upload missing bucket", func(l *Layer, _ *fakeCluster, _ string) error {
 			_, err := l.NewMultipart(ctx, "nope", "mp", PutOptions{})
 			return err
 		}, ErrBucketNotFound},
 		{"abort missing bucket", func(l *Layer, _ *fakeCluster, id string) error {
-			return l.AbortMultipart(ctx, "nope", "mp", id)
+			return l.AbortMultipart(ctx, "nope", "mp", id, AbortOptions{})
 		}, ErrBucketNotFound},
 		{"bad storage class", func(l *Layer, _ *fakeCluster, _ string) error {
 			_, err := l.NewMultipart(ctx, testBucket, "mp", PutOptions{StorageClass: "NOPE"})

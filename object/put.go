@@ -112,7 +112,7 @@ func (l *Layer) finishRecord(o *meta.Object, size int64, body *bodyReader) error
 
 func checkDigest(want, got []byte) error {
 	if want != nil && !bytes.Equal(want, got) {
-		return fmt.Errorf("%w: content-md5 %x, body %x", ErrBadDigest, want, got)
+		return &DigestError{Want: want, Got: got}
 	}
 	return nil
 }

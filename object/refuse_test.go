@@ -27,7 +27,7 @@ func TestMalformedUploadIDIsNotFound(t *testing.T) {
 			_, err := l.CompleteMultipart(ctx, testBucket, "k", id, []CompletePart{{Number: 1, ETag: md5hex([]byte("x"))}}, CompleteOptions{})
 			return err
 		}},
-		{"abort", func(id string) error { return l.AbortMultipart(ctx, testBucket, "k", id) }},
+		{"abort", func(id string) error { return l.AbortMultipart(ctx, testBucket, "k", id, AbortOptions{}) }},
 	}
 	ids := []string{"a b", "a/b", strings.Repeat("a", 300), ".x", "", "x%2Fy", "\x00"}
 	for _, down := range []int{0, 1} {

@@ -128,7 +128,6 @@ func setup(t testing.TB, h http.Handler, bucket string, objects map[string]strin
 	}
 }
 
-
 // expectElems checks an error response's status and body elements.
 func expectElems(t testing.TB, rec *httptest.ResponseRecorder, status int, want map[string]string) {
 	t.Helper()

@@ -97,6 +97,10 @@ func (g *gateway) getObjectAttributes(w http.ResponseWriter, r *http.Request) er
 	}
 	p, err := parseAttributes(r.Header)
 	if err != nil {
+		// S3 names a missing bucket before a bad attribute list.
+		if _, berr := g.be.HeadBucket(r.Context(), bucket); berr != nil {
+			return berr
+		}
 		return err
 	}
 	info, err := g.be.HeadObject(r.Context(), bucket, key)

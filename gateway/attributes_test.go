@@ -52,7 +52,11 @@ func TestGetObjectAttributes(t *testing.T) {
 			t.Fatal("no Last-Modified")
 		}
 	}
-	rec := do(h, req{method: http.MethodGet, target: "/bkt/missing?attributes", header: map[string]string{"X-Amz-Object-Attributes": "ETag"}})
+	rec := do(h, req{method: http.MethodGet, target: "/nobkt/k?attributes"})
+	if rec.Code != http.StatusNotFound || errorCode(t, rec) != "NoSuchBucket" {
+		t.Fatalf("missing bucket, no attributes: %d %s", rec.Code, rec.Body.String())
+	}
+	rec = do(h, req{method: http.MethodGet, target: "/bkt/missing?attributes", header: map[string]string{"X-Amz-Object-Attributes": "ETag"}})
 	if rec.Code != http.StatusNotFound || errorCode(t, rec) != "NoSuchKey" {
 		t.Fatalf("missing key: %d %s", rec.Code, rec.Body.String())
 	}

@@ -49,9 +49,9 @@ func raceReads(t *testing.T) int {
 // that version's. Each scenario makes defaultRaceReads reads, or
 // TESSERA_OVERWRITE_READS. Before a replaced version's shard files
 // outlived the commit that replaced them and the version decision told
-// a key in flux from an absent one, 7–15% of healthy reads answered
-// NoSuchKey, about 1% of 1 MiB GETs were aborted after their 200, and
-// with a peer down 10–15% of reads got 503.
+// a key in flux from an absent one, 7–14% of healthy reads answered
+// NoSuchKey, 1–2% of 1 MiB GETs were aborted after their 200, and
+// with a peer down 11–17% of reads got 503.
 //
 //	TESSERA_OVERWRITE_READS=5000 go test ./e2e -run OverwriteRace -v
 func TestOverwriteRace(t *testing.T) {

@@ -28,7 +28,7 @@ func (l *Layer) copyObject(ctx context.Context, srcBucket, srcKey, dstBucket, ds
 	if srcBucket == dstBucket && srcKey == dstKey && !opts.Replace {
 		return ObjectInfo{}, ErrCopyToSelf
 	}
-	v, err := l.resolve(ctx, srcBucket, srcKey)
+	v, err := l.resolveToRead(ctx, srcBucket, srcKey)
 	if err != nil {
 		return ObjectInfo{}, fmt.Errorf("source: %w", err)
 	}

@@ -25,7 +25,15 @@
 // that did not answer could hold enough of it, in which case the read fails
 // with ErrQuorum rather than risk returning an overwritten version. A read
 // also needs answers from enough peers that every possible write quorum of
-// every code in use is intersected. Shards are then fetched in the
+// every code in use is intersected. A key is never reported absent while
+// a version of it may be acknowledged: when the records show writes
+// changing the key under the read (an overwrite or delete half landed),
+// the read asks again shortly, for up to SettleWait, and then fails with
+// ErrQuorum. Peers keep a replaced version's shard files for a grace
+// period (storage.Config.RetireGrace), so a read that resolved the old
+// version can finish it; a GET that saw a newer version landing checks
+// before its response starts that k shards are still there, and resolves
+// again if not (resolveToRead). Shards are then fetched in the
 // scheduler's order, restricted to peers that may hold that version, and
 // decoded block by block; every block is checksum-verified before any of
 // it is written, so a read never returns wrong bytes: it returns an error.

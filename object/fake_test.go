@@ -53,6 +53,8 @@ type fakePeer struct {
 	// refuseUploads makes DeleteBucket refuse while the bucket holds an
 	// upload, as peers did before a delete took uploads with the bucket.
 	refuseUploads bool
+	// onShard, when set, runs as each ReadShard starts (set before use).
+	onShard func()
 
 	stages  atomic.Int64
 	commits atomic.Int64
@@ -337,6 +339,9 @@ func (p *fakePeer) ReadShard(ctx context.Context, bucket, key string, st meta.St
 	f, err := p.enter(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if p.onShard != nil {
+		p.onShard()
 	}
 	p.reads.Add(1)
 	if meta.ReadPriority(ctx) > 0 {

@@ -18,7 +18,7 @@ import (
 // Bytes are verified before they are written; a failure after the first
 // byte is returned and the caller must abort the response.
 func (l *Layer) GetObject(ctx context.Context, bucket, key string, start func(ObjectInfo) (w io.Writer, off, length int64, err error)) error {
-	v, err := l.resolve(ctx, bucket, key)
+	v, err := l.resolveToRead(ctx, bucket, key)
 	if err != nil {
 		return fmt.Errorf("get %s/%s: %w", bucket, key, err)
 	}

@@ -28,6 +28,7 @@ const (
 	DefaultInlineLimit    = 128 << 10
 	DefaultPeerTimeout    = 5 * time.Second
 	DefaultBucketCacheTTL = 2 * time.Second
+	DefaultSettleWait     = 2 * time.Second
 )
 
 // Config configures a Layer. Zero fields take the defaults above.
@@ -53,6 +54,10 @@ type Config struct {
 	PeerTimeout time.Duration
 	// Now is the clock of version stamps and ModTime (time.Now).
 	Now func() time.Time
+	// SettleWait bounds how long a read keeps asking again about a key
+	// whose versions are in flux (an overwrite landing on its peers as the
+	// records are read) before it fails with ErrQuorum.
+	SettleWait time.Duration
 	// BucketCacheTTL is how long a positive bucket check is trusted.
 	BucketCacheTTL time.Duration
 	// MinPartSize is the smallest non-last multipart part (MinPartSize).
@@ -119,6 +124,9 @@ func New(cfg Config) (*Layer, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.SettleWait <= 0 {
+		cfg.SettleWait = DefaultSettleWait
 	}
 	if cfg.BucketCacheTTL == 0 {
 		cfg.BucketCacheTTL = DefaultBucketCacheTTL

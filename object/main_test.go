@@ -47,6 +47,9 @@ func newTestLayerN(t testing.TB, peers int, tune ...func(*Config)) (*Layer, *fak
 		Logger:      zerolog.Nop(),
 		PeerTimeout: 2 * time.Second, // generous: the machine is shared
 		MinPartSize: 100 << 10,
+		// Fault tests leave keys unsettled for good (a failed write over
+		// a degraded version); each read of one waits this long.
+		SettleWait: 250 * time.Millisecond,
 	}
 	for _, f := range tune {
 		f(&cfg)

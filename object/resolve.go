@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"time"
 
 	"tessera/meta"
 )
@@ -19,6 +20,9 @@ type version struct {
 	absent map[int]bool
 	// failed are the shards whose peer's metadata read failed.
 	failed map[int]bool
+	// replacing reports that some peer already holds a newer record: a
+	// write is replacing this version as it is read.
+	replacing bool
 }
 
 // metaAnswer is one peer's answer to ReadMeta.
@@ -38,13 +42,22 @@ func (a metaAnswer) answered() bool {
 // errPending is decide's signal that pending peers may change the outcome.
 var errPending = errors.New("pending")
 
+// errInFlux is decide's verdict on a key that writes are changing under
+// the read: no version is settled, yet the records show one that may be
+// acknowledged (see decide). Asking again shortly settles it.
+var errInFlux = errors.New("versions of the key in flux")
+
 // resolve finds the current version of bucket/key: the newest stamp that
 // at least k peers hold, provided enough of its peers answered that no
 // newer write of its code could be missed. A newer stamp with too few
 // copies is a write that never reached its quorum (a crashed PUT) and is
 // passed over unless the missing peers could still hold enough of it, in
 // which case the answer is ErrQuorum rather than a possibly stale version.
-// Not-found needs answers covering the write quorums of every code in use.
+// Not-found needs answers covering the write quorums of every code in use,
+// and is never the answer while a version may be acknowledged: a key
+// whose records show versions in flux (an overwrite or delete landing as
+// the records are read) is read again after a short wait, for up to
+// Config.SettleWait, and is ErrQuorum if it does not settle.
 //
 // As in MinIO, a version's own code sets the read quorum: a newer write in
 // a narrower class whose every copy sits on unanswering peers can go
@@ -56,7 +69,7 @@ func (l *Layer) resolve(ctx context.Context, bucket, key string) (*version, erro
 	if err != nil {
 		return nil, err
 	}
-	v, noBucket, err := l.readMeta(ctx, q, bucket, key)
+	v, noBucket, err := l.readSettled(ctx, q, bucket, key)
 	if err != nil {
 		return nil, err
 	}
@@ -70,6 +83,34 @@ func (l *Layer) resolve(ctx context.Context, bucket, key string) (*version, erro
 		return nil, ErrObjectNotFound
 	}
 	return v, nil
+}
+
+// Backoff between metadata reads of a key in flux: the commits of one
+// write land on its peers within milliseconds of each other.
+const (
+	settleFirstWait = 2 * time.Millisecond
+	settleMaxWait   = 50 * time.Millisecond
+)
+
+// readSettled is readMeta that reads again while the key is in flux, with
+// a growing pause, for up to SettleWait; then it fails with ErrQuorum.
+func (l *Layer) readSettled(ctx context.Context, q querySet, bucket, key string) (*version, bool, error) {
+	deadline := time.Now().Add(l.cfg.SettleWait)
+	wait := settleFirstWait
+	for {
+		v, noBucket, err := l.readMeta(ctx, q, bucket, key)
+		if !errors.Is(err, errInFlux) || time.Now().Add(wait).After(deadline) {
+			return v, noBucket, err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, noBucket, fmt.Errorf("read meta: %w", context.Cause(ctx))
+		case <-t.C:
+		}
+		wait = min(2*wait, settleMaxWait)
+	}
 }
 
 // readMeta asks every peer of q in parallel and decides as soon as the
@@ -107,8 +148,11 @@ func (l *Layer) readMeta(ctx context.Context, q querySet, bucket, key string) (v
 			cancel()
 		}
 	}
-	if err == errPending {
+	switch err {
+	case errPending:
 		err = quorumOf("read meta", q, answers)
+	case errInFlux:
+		err = fmt.Errorf("%w: %w", quorumOf("read meta", q, answers), errInFlux)
 	}
 	if err != nil {
 		return nil, noBucket, fmt.Errorf("read meta: %w", refusedOr(err, answers))
@@ -136,18 +180,28 @@ func checkRecord(o *meta.Object, id meta.PeerID, bucket, key string) error {
 }
 
 // decide applies the read rule to the answers so far. It returns
-// errPending while peers yet to answer could change the outcome.
+// errPending while peers yet to answer could change the outcome, and
+// errInFlux when the answers show writes changing the key under the read:
+// either a version may be committed out of sight while another version
+// was seen too, or no version is readable although one may be
+// acknowledged — its peers holding it or a newer record make a write
+// quorum, so newer writes not yet settled have replaced part of it. A
+// quorum of peers holding some version of the key is not an absent key.
 func decide(q querySet, answers map[meta.PeerID]metaAnswer) (*version, error) {
 	pending := len(q.peers) - len(answers)
 	missing := func(p meta.PeerID) bool { a, ok := answers[p]; return !ok || !a.answered() }
+	groups := byStampDesc(answers)
 	stuck := func() error {
-		if pending > 0 {
+		switch {
+		case pending > 0:
 			return errPending
+		case len(groups) > 1:
+			return errInFlux
 		}
 		return quorumOf("read meta", q, answers)
 	}
 	answered := func(p meta.PeerID) bool { return !missing(p) }
-	for _, group := range byStampDesc(answers) {
+	for _, group := range groups {
 		o := group[0]
 		code := o.Code
 		// Distinct shards: while an object moves, one shard may have a
@@ -171,7 +225,25 @@ func decide(q querySet, answers map[meta.PeerID]metaAnswer) (*version, error) {
 	if !q.covered(answered) {
 		return nil, stuck()
 	}
+	for _, group := range groups {
+		if heldOrReplaced(group[0], answers) {
+			return nil, errInFlux
+		}
+	}
 	return nil, nil
+}
+
+// heldOrReplaced reports whether the peers of o's distribution that hold
+// o's version or a newer record make a write quorum of o's code: o may
+// have been acknowledged, and the newer records replaced it since.
+func heldOrReplaced(o *meta.Object, answers map[meta.PeerID]metaAnswer) bool {
+	n := 0
+	for _, p := range o.Distribution {
+		if a, ok := answers[p]; ok && a.obj != nil && !a.obj.Stamp.Less(o.Stamp) {
+			n++
+		}
+	}
+	return n >= o.Code.WriteQuorum()
 }
 
 // byStampDesc groups the records read by stamp, newest first.
@@ -195,6 +267,11 @@ func versionOf(group []*meta.Object, answers map[meta.PeerID]metaAnswer) *versio
 	v := &version{obj: group[0], holders: map[int]*meta.Object{}, absent: map[int]bool{}, failed: map[int]bool{}}
 	for _, o := range group {
 		v.holders[o.ShardIndex] = o
+	}
+	for _, a := range answers {
+		if a.obj != nil && v.obj.Stamp.Less(a.obj.Stamp) {
+			v.replacing = true
+		}
 	}
 	for i, p := range v.obj.Distribution {
 		a, ok := answers[p]

@@ -147,14 +147,29 @@ func (e *Embedded) PeerDirs() []string { return e.dirs }
 // Gateway is the embedded gateway.
 func (e *Embedded) Gateway() *Gateway { return e.gw }
 
-// Close stops the gateway, then every peer.
+// StopPeer stops the i-th peer (PeerDirs order) the way a crash looks to
+// the others: it stops answering and drops out of gossip without leaving,
+// so it is found dead but stays on the ring and keeps its placements.
+// Close skips it. Not safe to call concurrently with Close.
+func (e *Embedded) StopPeer(i int) error {
+	if i < 0 || i >= len(e.peers) || e.peers[i] == nil {
+		return fmt.Errorf("server: no running peer %d", i)
+	}
+	p := e.peers[i]
+	e.peers[i] = nil
+	return p.Close()
+}
+
+// Close stops the gateway, then every peer still running.
 func (e *Embedded) Close() error {
 	var errs []error
 	if e.gw != nil {
 		errs = append(errs, e.gw.Close())
 	}
 	for _, p := range e.peers {
-		errs = append(errs, p.Close())
+		if p != nil {
+			errs = append(errs, p.Close())
+		}
 	}
 	return errors.Join(errs...)
 }

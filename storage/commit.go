@@ -147,9 +147,8 @@ func (s *Store) installIf(o *meta.Object, srcs []string, missing error, sameOK b
 		return err
 	}
 	if cur != nil && hasData(cur) && filepath.Join(dir, dataDirName(cur.Stamp)) != newData {
-		if err := os.RemoveAll(filepath.Join(dir, dataDirName(cur.Stamp))); err != nil {
-			s.log.Warn().Err(err).Str("bucket", o.Bucket).Str("key", o.Key).Msg("removing replaced data")
-		}
+		// Reads that resolved cur just now have yet to open its shards.
+		s.retire(o.Bucket, o.Key, dataDirName(cur.Stamp))
 	}
 	return nil
 }

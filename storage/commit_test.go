@@ -99,6 +99,7 @@ func checkWinner(t *testing.T, s *Store, key string, win step, all []step) {
 			t.Fatalf("part 2: %v %q", err, got)
 		}
 	}
+	reapAll(s) // the losers' grace periods have passed
 	wantDirs := 0
 	if win.kind == withData {
 		wantDirs = 1
@@ -180,6 +181,7 @@ func TestConcurrentCommitsOneKey(t *testing.T) {
 	if got, err := readShard(t, s, "bkt", "hot", win, 1); err != nil || !bytes.Equal(got, payload(win)) {
 		t.Fatalf("final data: %v", err)
 	}
+	reapAll(s)
 	if d := dataDirs(t, s, "bkt", "hot"); len(d) != 1 {
 		t.Fatalf("data dirs %v", d)
 	}

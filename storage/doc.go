@@ -29,12 +29,15 @@
 // per-key lock, rejects a stamp not newer than the current record
 // (meta.ErrStale, nothing changes), hard-links the staged files into the new
 // data dir, fsyncs it, writes the record to a temp file, fsyncs it, renames it
-// over meta and fsyncs the object dir. Only then are the previous version's
-// data dir and the staged names removed. A crash at any instant therefore
-// leaves either the old record or the new one, and a record only ever points
-// at fsynced data. Leftovers (staged files, record temp files, data dirs no
-// record points at, object dirs without a record) are invisible and removed
-// on the next Open. Every directory a write creates is made durable by an
+// over meta and fsyncs the object dir. Only then are the staged names
+// removed; the previous version's data dir is retired: it stays readable
+// by its stamp for Config.RetireGrace, so reads that resolved it just
+// before the commit can finish, and is removed in the background
+// (retire.go). A crash at any instant therefore leaves either the old
+// record or the new one, and a record only ever points at fsynced data.
+// Leftovers (staged files, record temp files, data dirs no record points
+// at, retired ones included, object dirs without a record) are invisible
+// and removed on the next Open. Every directory a write creates is made durable by an
 // fsync of its parent. An inlined object costs one durable record write and
 // one dir fsync (plus parent fsyncs the first time a key's dirs are made).
 //

@@ -123,6 +123,10 @@ func dataDirs(t *testing.T, s *Store, bucket, key string) []string {
 	return out
 }
 
+// reapAll removes every retired data dir, as the reaper does once their
+// grace periods have passed.
+func reapAll(s *Store) { s.reapDue(s.now().Add(s.grace + time.Second)) }
+
 func tmpEntries(t *testing.T, s *Store) int {
 	t.Helper()
 	ents, err := os.ReadDir(filepath.Join(s.Dir(), ".tmp"))

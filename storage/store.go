@@ -19,6 +19,12 @@ import (
 type Config struct {
 	// Logger receives lifecycle (Info) and damage (Warn) events.
 	Logger zerolog.Logger
+	// RetireGrace is how long a replaced version's shard files stay
+	// readable before they are removed in the background (see retire.go):
+	// zero means DefaultRetireGrace, negative removes them at commit.
+	RetireGrace time.Duration
+	// Now is the reaper's clock (time.Now).
+	Now func() time.Time
 }
 
 // DefaultConfig returns a Config that logs nothing.
@@ -40,6 +46,10 @@ type Store struct {
 	locks [lockStripes]sync.Mutex
 	idx   *index
 
+	grace  time.Duration
+	now    func() time.Time
+	reaper *reaper
+
 	closed atomic.Bool
 }
 
@@ -57,6 +67,15 @@ func Open(dir string, cfg Config) (*Store, error) {
 		bucketsDir: filepath.Join(abs, "buckets"),
 		log:        cfg.Logger.With().Str("component", "storage").Str("dir", abs).Logger(),
 		idx:        newIndex(),
+		grace:      cfg.RetireGrace,
+		now:        cfg.Now,
+		reaper:     newReaper(),
+	}
+	if s.grace == 0 {
+		s.grace = DefaultRetireGrace
+	}
+	if s.now == nil {
+		s.now = time.Now
 	}
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return nil, ioErr("open store", err)
@@ -74,13 +93,17 @@ func Open(dir string, cfg Config) (*Store, error) {
 	start := time.Now()
 	n := s.loadIndex()
 	s.log.Info().Int("objects", n).Dur("dur", time.Since(start)).Msg("store opened")
+	go s.runReaper()
 	return s, nil
 }
 
-// Close makes every later call fail with ErrClosed. It does not wait for
-// calls in flight; nothing is buffered, so there is nothing to flush.
+// Close makes every later call fail with ErrClosed and stops the removal
+// of retired versions (the next Open removes what is left). It does not
+// wait for calls in flight; nothing is buffered, so there is nothing to
+// flush. Safe to call more than once.
 func (s *Store) Close() error {
 	s.closed.Store(true)
+	s.stopReaper()
 	return nil
 }
 

@@ -168,17 +168,22 @@ func buildVersion() string {
 	return ""
 }
 
-// Ready reports whether writes at the default code can reach a quorum.
+// Ready reports whether a write at the default code would succeed: the
+// object layer can place it (the ring is as wide as the code) and a write
+// quorum of peers is alive.
 func (g *Gateway) Ready() error {
+	if err := g.layer.WriteReady(); err != nil {
+		return fmt.Errorf("not ready: %w", err)
+	}
 	alive := 0
 	for _, m := range g.node.Peers() {
 		if m.State == cluster.StateAlive {
 			alive++
 		}
 	}
-	if need := g.cfg.Code.WriteQuorum(); alive < need || len(g.node.View().Peers()) < g.cfg.Code.N() {
-		return fmt.Errorf("not ready: %d peers alive of %d known; code %s needs %d peers and %d alive",
-			alive, len(g.node.View().Peers()), g.cfg.Code, g.cfg.Code.N(), need)
+	if need := g.cfg.Code.WriteQuorum(); alive < need {
+		return fmt.Errorf("not ready: %d peers alive of %d known; code %s needs %d alive",
+			alive, len(g.node.View().Peers()), g.cfg.Code, need)
 	}
 	return nil
 }

@@ -43,6 +43,7 @@ type proc struct {
 	web  string
 	bind string
 	log  string
+	uid  uint32 // run as this user when non-zero (to single it out in iptables rules)
 
 	mu      sync.Mutex
 	cmd     *exec.Cmd
@@ -131,6 +132,9 @@ func (c *procCluster) start(p *proc) {
 	}
 	cmd := exec.Command(c.bin, p.args...)
 	cmd.Env = c.env
+	if p.uid != 0 {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: p.uid, Gid: p.uid}}
+	}
 	var pw *io.PipeWriter
 	if p.members != nil {
 		var pr *io.PipeReader

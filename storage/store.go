@@ -41,6 +41,8 @@ type Store struct {
 	idx   *index
 
 	closed atomic.Bool
+	// fullAt is when a write last ran out of space (unix nanos; 0: never).
+	fullAt atomic.Int64
 }
 
 // Open opens (creating if needed) the store in dir, wipes its staging area

@@ -23,6 +23,10 @@ var (
 
 	// ErrQuorum: too few peers answered or agreed (S3: 503 SlowDown).
 	ErrQuorum = errors.New("quorum not reached")
+	// ErrInsufficientStorage: a write missed its quorum because too many
+	// of its peers are out of space (S3-style 507). A QuorumError matches
+	// it as well as ErrQuorum; see QuorumError.outOfSpace.
+	ErrInsufficientStorage = errors.New("insufficient storage")
 	// ErrInvalidPart: a completed part is unknown or its ETag differs.
 	ErrInvalidPart = errors.New("invalid part")
 	// ErrInvalidPartOrder: parts not in ascending order.

@@ -171,8 +171,8 @@ func (p *Peer) nodeMeta(zone string, capacity uint64, sendCap float64) func() cl
 		api := p.advertised.Load().(string)
 		m := cluster.NodeMeta{ID: p.id, Role: cluster.RolePeer, APIAddr: api, Zone: zone,
 			LinkRate: linkRate(api, sendCap)}
-		if total, free, err := p.store.Stat(); err == nil {
-			m.Capacity, m.Free = total, free
+		if sp, err := p.store.Space(); err == nil {
+			m.Capacity, m.Free, m.DiskFull = sp.Capacity, sp.Free, sp.Full
 		}
 		if capacity > 0 {
 			m.Capacity, m.Free = capacity, min(m.Free, capacity)

@@ -77,7 +77,16 @@ func TestSecondServerOnLockedDir(t *testing.T) {
 	waitUntil(t, 10*time.Second, "shards of the in-flight PUT staged on every peer", func() bool {
 		return stagedPeers(t, dir) == 6
 	})
+	// The shards of the blocks already read are still streaming for a
+	// moment: wait until nothing changes for a second.
 	before := snapshotTree(t, dir)
+	waitUntil(t, 20*time.Second, "the held PUT's staged files stop growing", func() bool {
+		time.Sleep(time.Second)
+		now := snapshotTree(t, dir)
+		same := now == before
+		before = now
+		return same
+	})
 
 	peerDir := filepath.Join(dir, "peer1")
 	for _, args := range [][]string{

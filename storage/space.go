@@ -7,9 +7,10 @@ import (
 )
 
 // fullHold is how long a store counts as full after a write ran out of
-// space, whatever statfs says: a quota (EDQUOT) or reserved blocks can
-// refuse writes while free bytes look plentiful, and a staged file that
-// failed is removed at once, which would read as room again.
+// space, unless free space has since grown by a Reserve: a quota (EDQUOT)
+// or reserved blocks can refuse writes while free bytes look plentiful,
+// and a staged file that failed is removed at once, which would read as
+// room again without any being freed.
 const fullHold = 10 * time.Second
 
 // Reserve is the free space below which a store takes no new shard data.
@@ -38,17 +39,28 @@ func (s *Store) Space() (Space, error) {
 		return Space{}, err
 	}
 	sp := Space{Capacity: capacity, Free: free, Full: free < Reserve(capacity)}
-	if at := s.fullAt.Load(); at != 0 && time.Since(time.Unix(0, at)) < fullHold {
+	if at := s.fullAt.Load(); at != 0 && time.Since(time.Unix(0, at)) < fullHold && free < s.fullFree.Load()+Reserve(capacity) {
 		sp.Full = true
 	}
 	return sp, nil
 }
 
-// NoteError records err if it is ErrDiskFull, so the store counts as full
-// for fullHold (see Space). Callers pass every write error they see; the
-// shard API server does. It returns err.
+// errRefused marks the ErrDiskFull of a shard refused because the store
+// already counts as full: it is no news about the disk.
+var errRefused = errors.New("refused while full")
+
+// NoteError records err if a write ran out of space (ErrDiskFull), so the
+// store counts as full for fullHold (see Space). Callers pass every write
+// error they see; the shard API server does. Refusals the store made
+// itself because it was full are not recorded: they would keep it full
+// for good, however much space came back. It returns err.
 func (s *Store) NoteError(err error) error {
-	if errors.Is(err, ErrDiskFull) {
+	if errors.Is(err, ErrDiskFull) && !errors.Is(err, errRefused) {
+		_, free, serr := s.Stat()
+		if serr != nil {
+			free = 0
+		}
+		s.fullFree.Store(free)
 		s.fullAt.Store(time.Now().UnixNano())
 	}
 	return err
@@ -61,5 +73,5 @@ func (s *Store) refuseWhenFull() error {
 	if err != nil || !sp.Full {
 		return nil // a failing statfs says nothing about space; the write will tell
 	}
-	return fmt.Errorf("%w: %d bytes free of %d (reserve %d)", ErrDiskFull, sp.Free, sp.Capacity, Reserve(sp.Capacity))
+	return fmt.Errorf("%w (%w): %d bytes free of %d, reserve %d", ErrDiskFull, errRefused, sp.Free, sp.Capacity, Reserve(sp.Capacity))
 }

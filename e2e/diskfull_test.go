@@ -180,6 +180,7 @@ func TestDiskFullPeer(t *testing.T) {
 	waitUntil(t, 30*time.Second, "/api/status shows no disk full", func() bool {
 		return len(fullPeers(t, gw.web, c.access, c.secret)) == 0
 	})
+	t.Logf("room again in readiness and /api/status %.1f s after freeing", time.Since(freed).Seconds())
 	var why string
 	waitUntil(t, 120*time.Second, "every object written while full repaired onto the peer", func() bool {
 		for _, key := range during {

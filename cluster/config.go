@@ -99,6 +99,10 @@ type Timing struct {
 	// DeadNodeReclaimTime lets a restarted node reuse its name from a new
 	// address once it has been dead this long.
 	DeadNodeReclaimTime time.Duration
+	// ReconnectInterval is how often the Node dials the members it records
+	// dead (memberlist never does), so a healed partition rejoins; see
+	// reconnect.go. Zero means DefaultReconnectInterval.
+	ReconnectInterval time.Duration
 }
 
 // LocalTiming is memberlist's DefaultLocalConfig: 1 s probes, 100 ms
@@ -114,6 +118,7 @@ func LocalTiming() Timing {
 		SuspicionMult:       c.SuspicionMult,
 		GossipToTheDeadTime: c.GossipToTheDeadTime,
 		DeadNodeReclaimTime: 30 * time.Second,
+		ReconnectInterval:   DefaultReconnectInterval,
 	}
 }
 
@@ -133,6 +138,7 @@ func FastTiming() Timing {
 		SuspicionMult:       2,
 		GossipToTheDeadTime: 2 * time.Second,
 		DeadNodeReclaimTime: time.Second,
+		ReconnectInterval:   time.Second,
 	}
 }
 
@@ -148,6 +154,9 @@ func (c *Config) validate() error {
 	if c.Timing == (Timing{}) {
 		c.Timing = LocalTiming()
 	}
+	if c.Timing.ReconnectInterval == 0 {
+		c.Timing.ReconnectInterval = DefaultReconnectInterval
+	}
 	return c.Timing.validate()
 }
 
@@ -155,7 +164,7 @@ func (c *Config) validate() error {
 // intervals as "disabled", which would silently stop failure detection.
 func (t Timing) validate() error {
 	for _, d := range []time.Duration{t.ProbeInterval, t.ProbeTimeout, t.GossipInterval,
-		t.PushPullInterval, t.TCPTimeout, t.GossipToTheDeadTime, t.DeadNodeReclaimTime} {
+		t.PushPullInterval, t.TCPTimeout, t.GossipToTheDeadTime, t.DeadNodeReclaimTime, t.ReconnectInterval} {
 		if d <= 0 {
 			return fmt.Errorf("%w: timing %+v: every interval must be positive", ErrInvalidConfig, t)
 		}

@@ -16,6 +16,12 @@
 // it only when the set of peer IDs or zones changes, never because free
 // bytes or liveness changed.
 //
+// A dead member is not given up on: memberlist never contacts a node it
+// declared dead again, so every Timing.ReconnectInterval the Node joins
+// the last address of each member it records Dead, and its join addresses
+// while it sees nobody else alive (reconnect.go). A healed partition is
+// alive on both sides within a few intervals.
+//
 // Fast-changing load figures (Stats: shard API throughput, CPU, requests
 // in flight, ring epoch) do not go in NodeMeta: each node gossips them
 // every StatsInterval as a small message under a named, invalidating

@@ -31,6 +31,7 @@ type Node struct {
 	stopStats chan struct{}
 	statsDone chan struct{}
 	lastStats time.Time // touched only by the background loop
+	reconnect *reconnector
 }
 
 // Start creates the node's gossip endpoint and, if cfg.Join is set, joins
@@ -66,6 +67,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 			return nil, err
 		}
 	}
+	n.startReconnect()
 	log.Info().Str("addr", n.Addr()).Str("role", string(cfg.Role)).Msg("gossip started")
 	return n, nil
 }
@@ -203,7 +205,13 @@ func (n *Node) Close() error {
 	}
 	n.closed = true
 	n.stopStatsLoop()
+	if n.reconnect != nil {
+		n.reconnect.halt()
+	}
 	err := n.ml.Shutdown()
+	if n.reconnect != nil {
+		n.reconnect.wait()
+	}
 	n.reg.close()
 	n.log.Info().Msg("gossip stopped")
 	if err != nil {

@@ -37,6 +37,10 @@ type NodeMeta struct {
 	// weight 0, data moves off it, and once it holds no objects it leaves
 	// the ring.
 	Draining bool `json:"d,omitempty"`
+	// DiskFull marks a peer whose store counts as full (storage.Space):
+	// it refuses new shards, so writes it belongs to are short one shard
+	// until space returns and repair fills it.
+	DiskFull bool `json:"df,omitempty"`
 }
 
 // EncodeMeta encodes m compactly (JSON with one-letter keys), failing

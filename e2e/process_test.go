@@ -54,8 +54,13 @@ type process struct {
 
 func startProcess(t *testing.T, args ...string) *process {
 	t.Helper()
+	return startProcessIn(t, t.TempDir(), args...)
+}
+
+// startProcessIn is startProcess on a given data directory.
+func startProcessIn(t *testing.T, dir string, args ...string) *process {
+	t.Helper()
 	bin := tesseraBinary(t)
-	dir := t.TempDir()
 	all := append([]string{"server", dir, "--address", "127.0.0.1:0", "--web-address", "127.0.0.1:0", "--log-level", "warn"}, args...)
 	cmd := exec.Command(bin, all...)
 	cmd.Env = append(os.Environ(), "TESSERA_ACCESS_KEY=", "TESSERA_SECRET_KEY=")

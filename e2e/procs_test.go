@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	mathrand "math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -43,6 +44,7 @@ type proc struct {
 	web  string
 	bind string
 	log  string
+	uid  uint32 // run as this user when non-zero (to single it out in iptables rules)
 
 	mu      sync.Mutex
 	cmd     *exec.Cmd
@@ -63,22 +65,34 @@ var handedOut = struct {
 // freeAddr returns a loopback host:port that was free a moment ago and was
 // not returned before. A fixed port lets a killed process come back on the
 // same address, which gossip requires to re-admit it under its name at once.
+// Ports come from below the kernel's ephemeral range (32768 and up by
+// default), so the source port of some outgoing connection cannot take
+// one between this check and the process binding it; the port is free for
+// UDP too, which gossip binds beside TCP.
 func freeAddr(t testing.TB) string {
 	t.Helper()
 	handedOut.Lock()
 	defer handedOut.Unlock()
-	for {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+	for range 1000 {
+		addr := fmt.Sprintf("127.0.0.1:%d", 20000+mathrand.IntN(12000))
+		if handedOut.addrs[addr] {
+			continue
+		}
+		ln, err := net.Listen("tcp", addr)
 		if err != nil {
-			t.Fatal(err)
+			continue
 		}
-		addr := ln.Addr().String()
+		pc, err := net.ListenPacket("udp", addr)
 		ln.Close()
-		if !handedOut.addrs[addr] {
-			handedOut.addrs[addr] = true
-			return addr
+		if err != nil {
+			continue
 		}
+		pc.Close()
+		handedOut.addrs[addr] = true
+		return addr
 	}
+	t.Fatal("no free loopback port below the ephemeral range")
+	return ""
 }
 
 func newProcCluster(t testing.TB) *procCluster {
@@ -131,6 +145,9 @@ func (c *procCluster) start(p *proc) {
 	}
 	cmd := exec.Command(c.bin, p.args...)
 	cmd.Env = c.env
+	if p.uid != 0 {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: p.uid, Gid: p.uid}}
+	}
 	var pw *io.PipeWriter
 	if p.members != nil {
 		var pr *io.PipeReader

@@ -52,6 +52,7 @@ const (
 	errCodeTooWide
 	errInvalidRange
 	errServiceUnavailable
+	errInsufficientStorage
 	errInvalidBucketName
 	errKeyTooLong
 	errMalformedXML
@@ -123,6 +124,7 @@ var errorTable = map[errCode]apiError{
 	errCodeTooWide:                       {"InvalidStorageClass", http.StatusBadRequest, "The storage class's erasure code needs more storage peers than the cluster has."},
 	errInvalidRange:                      {"InvalidRange", http.StatusRequestedRangeNotSatisfiable, "The requested range is not satisfiable"},
 	errServiceUnavailable:                {"ServiceUnavailable", http.StatusServiceUnavailable, "Too few storage peers answered; please retry."},
+	errInsufficientStorage:               {"InsufficientStorage", http.StatusInsufficientStorage, "Too many storage peers are out of space to store the object; free or add space, then retry."},
 	errInvalidBucketName:                 {"InvalidBucketName", http.StatusBadRequest, "The specified bucket is not valid."},
 	errKeyTooLong:                        {"KeyTooLongError", http.StatusBadRequest, "Your key is too long."},
 	errMalformedXML:                      {"MalformedXML", http.StatusBadRequest, "The XML you provided was not well-formed or did not validate against our published schema."},
@@ -261,6 +263,8 @@ var sentinels = []struct {
 	// Peers refused the request as malformed: the client's fault, never
 	// a 503 that SDKs would retry.
 	{object.ErrInvalidArgument, errInvalidArgument},
+	// Before ErrQuorum, which a write short of space also matches.
+	{object.ErrInsufficientStorage, errInsufficientStorage},
 	{object.ErrQuorum, errServiceUnavailable},
 
 	{io.ErrUnexpectedEOF, errIncompleteBody},

@@ -25,6 +25,9 @@ var (
 	// bad name, upload ID, stamp or part list) without touching anything.
 	// Peers validate alike, so every peer refuses the same request.
 	ErrInvalidArgument = errors.New("invalid argument")
+	// ErrDiskFull reports a peer that could not write for lack of space,
+	// or refused new data because its free space is below its reserve.
+	ErrDiskFull = errors.New("disk full")
 )
 
 // PeerID names a storage peer; stable across restarts.

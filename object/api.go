@@ -2,6 +2,7 @@ package object
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"tessera/checksum"
@@ -22,6 +23,10 @@ var (
 
 	// ErrQuorum: too few peers answered or agreed (S3: 503 SlowDown).
 	ErrQuorum = errors.New("quorum not reached")
+	// ErrInsufficientStorage: a write missed its quorum because too many
+	// of its peers are out of space (S3-style 507). A QuorumError matches
+	// it as well as ErrQuorum; see QuorumError.outOfSpace.
+	ErrInsufficientStorage = errors.New("insufficient storage")
 	// ErrInvalidPart: a completed part is unknown or its ETag differs.
 	ErrInvalidPart = errors.New("invalid part")
 	// ErrInvalidPartOrder: parts not in ascending order.
@@ -34,6 +39,11 @@ var (
 	ErrInvalidStorageClass = errors.New("invalid storage class")
 	// ErrCodeTooWide: the code needs more peers than the ring has.
 	ErrCodeTooWide = errors.New("erasure code wider than the cluster")
+	// ErrNotReady: the ring is narrower than the default code, so the
+	// cluster is still assembling (or has lost peers from its layout) and
+	// no write can be judged yet. It is an ErrQuorum: worth retrying, never
+	// the request's fault.
+	ErrNotReady = fmt.Errorf("cluster not ready: %w", ErrQuorum)
 	// ErrIncompleteBody: the body ended before the declared size.
 	ErrIncompleteBody = errors.New("incomplete body")
 	// ErrInvalidRange: the requested range is not satisfiable.

@@ -3,6 +3,7 @@ package object
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 
@@ -104,4 +105,42 @@ func TestNewConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustGet(t, l, "k", data)
+}
+
+// TestNarrowRingNotReady: while the ring is narrower than the default
+// code, writes of any class are ErrNotReady (an ErrQuorum, retried by
+// clients), never ErrCodeTooWide, which would tell the client its request
+// is wrong; a class too wide for a ring that fits the default code stays
+// ErrCodeTooWide.
+func TestNarrowRingNotReady(t *testing.T) {
+	cases := []struct {
+		peers   int
+		class   string
+		want    error
+		notWant error
+	}{
+		{3, "", ErrNotReady, ErrCodeTooWide},
+		{3, "SMALL", ErrNotReady, ErrCodeTooWide},
+		{5, ClassStandard, ErrNotReady, ErrCodeTooWide},
+		{6, "WIDE", ErrCodeTooWide, ErrQuorum},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("%d/%s", c.peers, c.class), func(t *testing.T) {
+			l, err := New(Config{Cluster: newFakeCluster(c.peers), DefaultCode: meta.Code{K: 4, M: 2},
+				Classes: map[string]meta.Code{"SMALL": {K: 2, M: 1}, "WIDE": {K: 6, M: 1}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = l.PutObject(context.Background(), testBucket, "k", bytes.NewReader(nil), 0, PutOptions{StorageClass: c.class})
+			wantErr(t, err, c.want)
+			if errors.Is(err, c.notWant) {
+				t.Fatalf("err %v also matches %v", err, c.notWant)
+			}
+			_, err = l.NewMultipart(context.Background(), testBucket, "k", PutOptions{StorageClass: c.class})
+			wantErr(t, err, c.want)
+			if ready := l.WriteReady(); (ready == nil) != (c.peers >= 6) || (ready != nil && !errors.Is(ready, ErrQuorum)) {
+				t.Fatalf("WriteReady with %d peers: %v", c.peers, ready)
+			}
+		})
+	}
 }

@@ -31,6 +31,7 @@ const (
 	faultHangRead          // shard streams open, then never deliver
 	faultFailCommit        // metadata writes fail; reads still work
 	faultRefuse            // every call is refused as malformed
+	faultFull              // stages and commits are refused for lack of space
 )
 
 // fakePeer is an in-memory storage peer honouring the ShardClient
@@ -114,6 +115,15 @@ func (p *fakePeer) enter(ctx context.Context) (fault, error) {
 		return f, fmt.Errorf("%s: %w", p.id, meta.ErrInvalidArgument)
 	}
 	return f, ctx.Err()
+}
+
+// enterWrite is enter for a call that writes data: a full peer refuses it.
+func (p *fakePeer) enterWrite(ctx context.Context) (fault, error) {
+	f, err := p.enter(ctx)
+	if err == nil && f == faultFull {
+		err = fmt.Errorf("%s: %w", p.id, meta.ErrDiskFull)
+	}
+	return f, err
 }
 
 // checkUploadID refuses malformed upload IDs as storage.Store does.
@@ -201,7 +211,7 @@ func (p *fakePeer) ListBuckets(ctx context.Context) ([]meta.Bucket, error) {
 }
 
 func (p *fakePeer) StageShard(ctx context.Context, r io.Reader) (string, error) {
-	if _, err := p.enter(ctx); err != nil {
+	if _, err := p.enterWrite(ctx); err != nil {
 		return "", err
 	}
 	p.stages.Add(1)
@@ -269,7 +279,7 @@ func (p *fakePeer) setRecord(o *meta.Object, raw []byte) {
 }
 
 func (p *fakePeer) Commit(ctx context.Context, o *meta.Object, staged []string) error {
-	f, err := p.enter(ctx)
+	f, err := p.enterWrite(ctx)
 	if err != nil {
 		return err
 	}

@@ -182,12 +182,27 @@ func (l *Layer) codeFor(class string) (string, meta.Code, error) {
 	return class, c, nil
 }
 
+// checkWidth refuses a code wider than the ring. While the ring is
+// narrower than even the default code, peers are still joining (or the
+// layout lost some): that is ErrNotReady, a retryable 503, since the same
+// request succeeds once they are in.
 func (l *Layer) checkWidth(class string, c meta.Code) error {
-	if peers := len(l.cfg.Cluster.Peers()); c.N() > peers {
+	peers := len(l.cfg.Cluster.Peers())
+	if def := l.classes[ClassStandard]; def.N() > peers {
+		return fmt.Errorf("the ring has %d peers, the default code %s needs %d: %w", peers, def, def.N(), ErrNotReady)
+	}
+	if c.N() > peers {
 		return fmt.Errorf("storage class %s needs code %s (%d peers) but the cluster has %d: %w",
 			class, c, c.N(), peers, ErrCodeTooWide)
 	}
 	return nil
+}
+
+// WriteReady reports whether a write at the default code can be placed:
+// nil exactly when PutObject would not refuse it for the ring's width.
+// Liveness and free space are for the caller to judge.
+func (l *Layer) WriteReady() error {
+	return l.checkWidth(ClassStandard, l.classes[ClassStandard])
 }
 
 // coder returns the shared erasure coder for a code and block size.

@@ -42,8 +42,30 @@ func (e *QuorumError) Error() string {
 	return b.String()
 }
 
-// Unwrap lets errors.Is(err, ErrQuorum) match.
-func (e *QuorumError) Unwrap() error { return ErrQuorum }
+// Unwrap lets errors.Is(err, ErrQuorum) match, and ErrInsufficientStorage
+// too when full peers are why the quorum failed.
+func (e *QuorumError) Unwrap() []error {
+	if e.outOfSpace() {
+		return []error{ErrQuorum, ErrInsufficientStorage}
+	}
+	return []error{ErrQuorum}
+}
+
+// outOfSpace reports whether peers refused for lack of space, and even if
+// every other peer asked had succeeded, the rest would still fall short
+// of Need: retrying cannot help until space is freed or added. A quorum
+// missed only because some peer is also down stays a plain (retryable)
+// quorum failure.
+func (e *QuorumError) outOfSpace() bool {
+	full := 0
+	for _, err := range e.PerPeer {
+		if errors.Is(err, meta.ErrDiskFull) {
+			full++
+		}
+	}
+	asked := e.Got + len(e.PerPeer)
+	return full > 0 && asked-full < e.Need
+}
 
 // reply is one peer's answer to a fanned-out call.
 type reply[T any] struct {

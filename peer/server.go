@@ -122,6 +122,9 @@ func (s *server) handle(h func(http.ResponseWriter, *http.Request, *query) error
 }
 
 func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	// A write that ran out of space (a commit's record as much as a
+	// shard) marks the store full, so readiness and gossip say so.
+	s.store.NoteError(err)
 	code, status := codeOf(err)
 	ev := hlog.FromRequest(r).Debug()
 	switch {

@@ -11,6 +11,7 @@ import (
 
 	"tessera/cluster"
 	"tessera/meta"
+	"tessera/storage"
 )
 
 // EmbeddedConfig configures `tessera server`: one gateway and its storage
@@ -57,6 +58,10 @@ type Embedded struct {
 	peers []*Peer
 	creds Credentials
 	dirs  []string
+	// locks are the DIRs' locks the server holds itself: the one DIR of
+	// a single-DIR server (its peers lock their own subdirectories), or,
+	// with several DIRs, those not yet handed to their peer.
+	locks []*storage.DirLock
 }
 
 // StartEmbedded starts the gateway, then the peers joining it by gossip, and
@@ -75,14 +80,21 @@ func StartEmbedded(ctx context.Context, cfg EmbeddedConfig) (*Embedded, error) {
 				Msg("storage class wider than the cluster; writes with it will be refused")
 		}
 	}
-	creds, generated, err := LoadOrCreateCredentials(cfg.Dirs[0], cfg.Credentials)
+	// Locked before anything in them is read or written: a second server
+	// on the same DIR must leave the first's files alone.
+	locks, err := lockDirs(cfg.Dirs)
 	if err != nil {
 		return nil, err
+	}
+	e := &Embedded{dirs: dirs, locks: locks}
+	creds, generated, err := LoadOrCreateCredentials(cfg.Dirs[0], cfg.Credentials)
+	if err != nil {
+		return nil, errors.Join(err, e.Close())
 	}
 	if generated {
 		cfg.Logger.Info().Str("file", filepath.Join(cfg.Dirs[0], secretsFile)).Msg("generated credentials")
 	}
-	e := &Embedded{creds: creds, dirs: dirs}
+	e.creds = creds
 	gcfg := GatewayConfig{
 		Address: cfg.Address, WebAddress: cfg.WebAddress, Bind: "127.0.0.1:0", Credentials: creds,
 		Code: cfg.Code, Classes: cfg.Classes, Region: cfg.Region, BlockSize: cfg.BlockSize, Logger: cfg.Logger,
@@ -91,18 +103,20 @@ func StartEmbedded(ctx context.Context, cfg EmbeddedConfig) (*Embedded, error) {
 		Sched: cfg.Sched, FetchPool: cfg.FetchPool,
 	}
 	if e.gw, err = StartGateway(ctx, gcfg); err != nil {
-		return nil, err
+		return nil, errors.Join(err, e.Close())
 	}
 	for i, dir := range dirs {
-		newID := ""
-		if len(cfg.Dirs) == 1 {
-			newID = fmt.Sprintf("peer%d", i+1)
-		}
-		p, err := StartPeer(ctx, PeerConfig{Dir: dir, NewID: newID, Address: "127.0.0.1:0", Bind: "127.0.0.1:0",
+		pcfg := PeerConfig{Dir: dir, Address: "127.0.0.1:0", Bind: "127.0.0.1:0",
 			Join: []string{e.gw.GossipAddr()}, Secret: []byte(creds.ClusterSecret),
 			// The peers' warnings join the gateway's on the status page.
 			Logger: cfg.Logger.Hook(e.gw.errs.For(filepath.Base(dir))),
-			Timing: cluster.FastTiming()})
+			Timing: cluster.FastTiming()}
+		if len(cfg.Dirs) == 1 {
+			pcfg.NewID = fmt.Sprintf("peer%d", i+1)
+		} else {
+			pcfg.lock, e.locks[i] = e.locks[i], nil // the peer owns it now
+		}
+		p, err := StartPeer(ctx, pcfg)
 		if err != nil {
 			return nil, errors.Join(err, e.Close())
 		}
@@ -160,7 +174,8 @@ func (e *Embedded) StopPeer(i int) error {
 	return p.Close()
 }
 
-// Close stops the gateway, then every peer still running.
+// Close stops the gateway, then every peer still running, then releases
+// the DIRs.
 func (e *Embedded) Close() error {
 	var errs []error
 	if e.gw != nil {
@@ -171,5 +186,25 @@ func (e *Embedded) Close() error {
 			errs = append(errs, p.Close())
 		}
 	}
+	for _, l := range e.locks {
+		errs = append(errs, l.Unlock())
+	}
 	return errors.Join(errs...)
+}
+
+// lockDirs locks every DIR given, or none: on failure the ones already
+// taken are released.
+func lockDirs(dirs []string) ([]*storage.DirLock, error) {
+	locks := make([]*storage.DirLock, 0, len(dirs))
+	for _, d := range dirs {
+		l, err := storage.LockDir(d)
+		if err != nil {
+			for _, held := range locks {
+				err = errors.Join(err, held.Unlock())
+			}
+			return nil, fmt.Errorf("server: %w", err)
+		}
+		locks = append(locks, l)
+	}
+	return locks, nil
 }

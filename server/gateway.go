@@ -174,7 +174,7 @@ func (g *Gateway) listen() error {
 	if err != nil {
 		return fmt.Errorf("gateway: %w", err)
 	}
-	s3h, webh, err := g.observe(s3h)
+	s3h, webh, err := g.observe(&startGate{ready: g.Ready, next: s3h})
 	if err != nil {
 		return fmt.Errorf("gateway: %w", err)
 	}

@@ -56,6 +56,9 @@ type PeerConfig struct {
 	// SendLimit paces the peer's shard streams: a shared send rate and a
 	// delay per stream, to emulate slower NICs and disks in benchmarks.
 	SendLimit peer.SendLimit
+	// lock, when set, is Dir's lock, already taken by the caller; the peer
+	// owns it from StartPeer on, whether or not the start succeeds.
+	lock *storage.DirLock
 }
 
 // DefaultPeerConfig returns the defaults of `tessera peer`.
@@ -80,16 +83,32 @@ type Peer struct {
 	advertised atomic.Value
 	done       chan struct{}
 	web        *peerWeb
+	lock       *storage.DirLock
 }
 
-// StartPeer opens the peer's store, serves its shard API and joins gossip.
+// StartPeer locks the peer's directory, opens its store, serves its shard
+// API and joins gossip. A directory another process holds is refused with
+// storage.ErrLocked before anything in it is read or written.
 func StartPeer(ctx context.Context, cfg PeerConfig) (*Peer, error) {
+	lock := cfg.lock
 	if len(cfg.Secret) == 0 {
-		return nil, errors.New("peer: a cluster secret is required")
+		return nil, errors.Join(errors.New("peer: a cluster secret is required"), lock.Unlock())
 	}
-	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
-		return nil, fmt.Errorf("peer: create %s: %w", cfg.Dir, err)
+	if lock == nil {
+		var err error
+		if lock, err = storage.LockDir(cfg.Dir); err != nil {
+			return nil, fmt.Errorf("peer: %w", err)
+		}
 	}
+	p, err := startPeer(ctx, cfg)
+	if err != nil {
+		return nil, errors.Join(err, lock.Unlock())
+	}
+	p.lock = lock
+	return p, nil
+}
+
+func startPeer(ctx context.Context, cfg PeerConfig) (*Peer, error) {
 	id, err := loadOrCreateID(cfg.Dir, cfg.NewID)
 	if err != nil {
 		return nil, err
@@ -152,8 +171,8 @@ func (p *Peer) nodeMeta(zone string, capacity uint64, sendCap float64) func() cl
 		api := p.advertised.Load().(string)
 		m := cluster.NodeMeta{ID: p.id, Role: cluster.RolePeer, APIAddr: api, Zone: zone,
 			LinkRate: linkRate(api, sendCap)}
-		if total, free, err := p.store.Stat(); err == nil {
-			m.Capacity, m.Free = total, free
+		if sp, err := p.store.Space(); err == nil {
+			m.Capacity, m.Free, m.DiskFull = sp.Capacity, sp.Free, sp.Full
 		}
 		if capacity > 0 {
 			m.Capacity, m.Free = capacity, min(m.Free, capacity)
@@ -234,7 +253,7 @@ func (p *Peer) shutdown() error {
 		err = p.http.Close()
 	}
 	<-p.done
-	return errors.Join(err, p.store.Close())
+	return errors.Join(err, p.store.Close(), p.lock.Unlock())
 }
 
 const idFile = "node.id"

@@ -51,14 +51,18 @@ func (p *Peer) startWeb(addr, token string) error {
 	return nil
 }
 
-// ready: the peer can serve shards when its store answers and it is in
-// gossip.
+// ready: the peer can take writes when its store answers, has room and
+// the peer is in gossip.
 func (p *Peer) ready() error {
 	if p.node == nil {
 		return errors.New("not ready: not in gossip yet")
 	}
-	if _, _, err := p.store.Stat(); err != nil {
+	sp, err := p.store.Space()
+	if err != nil {
 		return fmt.Errorf("not ready: store: %w", err)
+	}
+	if sp.Full {
+		return fmt.Errorf("not ready: disk full: %d bytes free of %d, new shards refused", sp.Free, sp.Capacity)
 	}
 	return nil
 }
@@ -84,6 +88,7 @@ var (
 	descPeerActive = prometheus.NewDesc("tessera_peer_requests_active", "Shard API requests in progress.", nil, nil)
 	descPeerCap    = prometheus.NewDesc("tessera_peer_capacity_bytes", "Capacity the peer advertises.", nil, nil)
 	descPeerFree   = prometheus.NewDesc("tessera_peer_free_bytes", "Free bytes the peer advertises.", nil, nil)
+	descPeerFull   = prometheus.NewDesc("tessera_peer_disk_full", "1 while the peer's store is full and refuses new shards.", nil, nil)
 )
 
 // peerCollector reads the shard API meter, the store and gossip at scrape
@@ -91,7 +96,7 @@ var (
 type peerCollector struct{ p *Peer }
 
 func (c *peerCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descPeerSent, descPeerRecv, descPeerActive, descPeerCap, descPeerFree, descMembers} {
+	for _, d := range []*prometheus.Desc{descPeerSent, descPeerRecv, descPeerActive, descPeerCap, descPeerFree, descPeerFull, descMembers} {
 		ch <- d
 	}
 }
@@ -102,9 +107,14 @@ func (c *peerCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descPeerSent, prometheus.CounterValue, float64(sent))
 	ch <- prometheus.MustNewConstMetric(descPeerRecv, prometheus.CounterValue, float64(recv))
 	ch <- prometheus.MustNewConstMetric(descPeerActive, prometheus.GaugeValue, float64(p.meter.Active()))
-	if total, free, err := p.store.Stat(); err == nil {
-		ch <- prometheus.MustNewConstMetric(descPeerCap, prometheus.GaugeValue, float64(total))
-		ch <- prometheus.MustNewConstMetric(descPeerFree, prometheus.GaugeValue, float64(free))
+	if sp, err := p.store.Space(); err == nil {
+		full := 0.0
+		if sp.Full {
+			full = 1
+		}
+		ch <- prometheus.MustNewConstMetric(descPeerCap, prometheus.GaugeValue, float64(sp.Capacity))
+		ch <- prometheus.MustNewConstMetric(descPeerFree, prometheus.GaugeValue, float64(sp.Free))
+		ch <- prometheus.MustNewConstMetric(descPeerFull, prometheus.GaugeValue, full)
 	}
 	if p.node == nil {
 		return

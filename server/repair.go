@@ -8,8 +8,8 @@ import (
 )
 
 // startRepair runs the repair queue and a watcher that retries every
-// waiting repair at once when a peer comes back, instead of letting each
-// wait out its backoff.
+// waiting repair at once when a peer comes back or its full disk has room
+// again, instead of letting each wait out its backoff.
 func (g *Gateway) startRepair() {
 	g.repair.Start(g.layer)
 	g.migrate = object.NewMigrator(g.layer, object.MigratorConfig{Logger: g.cfg.Logger, Active: g.leadGateway,
@@ -21,7 +21,7 @@ func (g *Gateway) startRepair() {
 	go func() {
 		defer close(done)
 		defer unsubscribe()
-		alive := g.alivePeers()
+		alive := g.writablePeers()
 		// A gateway (re)starting may find an epoch whose move never
 		// finished: one pass checks.
 		epoch := g.RingEpoch()
@@ -37,10 +37,10 @@ func (g *Gateway) startRepair() {
 					return
 				}
 			}
-			now := g.alivePeers()
+			now := g.writablePeers()
 			for id := range now {
 				if !alive[id] {
-					g.log.Info().Str("peer", id).Msg("peer back; retrying pending repairs")
+					g.log.Info().Str("peer", id).Msg("peer back or its disk has room; retrying pending repairs")
 					g.repair.Kick()
 					break
 				}
@@ -56,10 +56,11 @@ func (g *Gateway) startRepair() {
 	g.stopBg = func() { cancel(); <-done }
 }
 
-func (g *Gateway) alivePeers() map[string]bool {
+// writablePeers are the peers alive and not reporting a full disk.
+func (g *Gateway) writablePeers() map[string]bool {
 	out := map[string]bool{}
 	for _, m := range g.node.Peers() {
-		if m.State == cluster.StateAlive {
+		if m.State == cluster.StateAlive && !m.DiskFull {
 			out[m.ID] = true
 		}
 	}

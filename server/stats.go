@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"tessera/cluster"
+	"tessera/storage"
 )
 
 // stats is what a peer gossips every second: its shard API's traffic and
@@ -28,18 +29,25 @@ func gatewayStats(settled *atomic.Uint64) func() cluster.Stats {
 
 // metaRefresh is how often a peer checks whether its free bytes moved
 // enough to re-advertise its NodeMeta (each advertisement costs a gossip
-// broadcast, so small changes wait).
-const metaRefresh = 10 * time.Second
+// broadcast, so small changes wait). Whether the disk is full is checked
+// every fullCheck and advertised as soon as it changes: writes and
+// readiness depend on it.
+const (
+	metaRefresh = 10 * time.Second
+	fullCheck   = time.Second
+)
 
-// refreshMeta re-advertises the peer's meta when free bytes moved by more
-// than 1% of capacity since the last advertisement. It returns the stop
-// function.
+// refreshMeta re-advertises the peer's meta when its disk became full or
+// has room again, and when free bytes moved by more than 1% of capacity
+// since the last advertisement. It returns the stop function.
 func (p *Peer) refreshMeta() func() {
 	stop, done := make(chan struct{}), make(chan struct{})
-	_, last, _ := p.store.Stat()
+	sp, _ := p.store.Space()
+	lastFree, lastFull, lastCheck := sp.Free, sp.Full, time.Now()
+	logged := false // the full state last logged; a start with room says nothing
 	go func() {
 		defer close(done)
-		t := time.NewTicker(metaRefresh)
+		t := time.NewTicker(fullCheck)
 		defer t.Stop()
 		for {
 			select {
@@ -47,20 +55,42 @@ func (p *Peer) refreshMeta() func() {
 				return
 			case <-t.C:
 			}
-			capacity, free, err := p.store.Stat()
-			if err != nil || absDiff(free, last) <= capacity/100 {
+			sp, err := p.store.Space()
+			if err != nil {
+				continue
+			}
+			freeDue := time.Since(lastCheck) >= metaRefresh
+			if freeDue {
+				lastCheck = time.Now()
+			}
+			if sp.Full != logged {
+				p.logFull(sp)
+				logged = sp.Full
+			}
+			if sp.Full == lastFull && (!freeDue || absDiff(sp.Free, lastFree) <= sp.Capacity/100) {
 				continue
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			if err := p.node.UpdateMeta(ctx); err != nil {
 				p.log.Debug().Err(err).Msg("free bytes not re-advertised")
 			} else {
-				last = free
+				lastFree, lastFull = sp.Free, sp.Full
 			}
 			cancel()
 		}
 	}()
 	return func() { close(stop); <-done }
+}
+
+// logFull reports the store turning full (an operator must act: writes
+// lose redundancy or fail) or getting room again.
+func (p *Peer) logFull(sp storage.Space) {
+	if sp.Full {
+		p.log.Error().Uint64("free", sp.Free).Uint64("capacity", sp.Capacity).
+			Msg("disk full: refusing new shards; writes go to the other peers and are repaired once space returns")
+		return
+	}
+	p.log.Info().Uint64("free", sp.Free).Uint64("capacity", sp.Capacity).Msg("disk has room again: taking shards")
 }
 
 func absDiff(a, b uint64) uint64 {

@@ -69,7 +69,7 @@ func (g *Gateway) fillNodes(st *web.Status) {
 	var nP int
 	for _, m := range g.node.Members() {
 		n := web.Node{ID: m.ID, Role: string(m.Role), State: m.State.String(), Address: m.APIAddr, Zone: m.Zone,
-			CapacityBytes: m.Capacity, FreeBytes: m.Free}
+			CapacityBytes: m.Capacity, FreeBytes: m.Free, DiskFull: m.DiskFull}
 		// Load figures of a member not alive are stale: leave them out.
 		if !m.StatsAt.IsZero() && m.State == cluster.StateAlive {
 			send, recv, cpu, active := m.Stats.SendBps, m.Stats.RecvBps, m.Stats.CPU, int64(m.Stats.Active)
@@ -168,17 +168,26 @@ func buildVersion() string {
 	return ""
 }
 
-// Ready reports whether writes at the default code can reach a quorum.
+// Ready reports whether a write at the default code would succeed: the
+// object layer can place it (the ring is as wide as the code) and a write
+// quorum of peers is alive with room on their disks.
 func (g *Gateway) Ready() error {
-	alive := 0
+	if err := g.layer.WriteReady(); err != nil {
+		return fmt.Errorf("not ready: %w", err)
+	}
+	alive, full := 0, 0
 	for _, m := range g.node.Peers() {
-		if m.State == cluster.StateAlive {
+		switch {
+		case m.State != cluster.StateAlive:
+		case m.DiskFull:
+			full++
+		default:
 			alive++
 		}
 	}
-	if need := g.cfg.Code.WriteQuorum(); alive < need || len(g.node.View().Peers()) < g.cfg.Code.N() {
-		return fmt.Errorf("not ready: %d peers alive of %d known; code %s needs %d peers and %d alive",
-			alive, len(g.node.View().Peers()), g.cfg.Code, g.cfg.Code.N(), need)
+	if need := g.cfg.Code.WriteQuorum(); alive < need {
+		return fmt.Errorf("not ready: %d peers alive with room (%d more alive with full disks) of %d known; code %s needs %d",
+			alive, full, len(g.node.View().Peers()), g.cfg.Code, need)
 	}
 	return nil
 }

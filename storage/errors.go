@@ -21,8 +21,10 @@ var (
 	// ErrInvalidPart reports a completed part that the upload does not hold
 	// or whose ETag differs.
 	ErrInvalidPart = errors.New("invalid part")
-	// ErrDiskFull reports a write that failed for lack of space.
-	ErrDiskFull = errors.New("disk full")
+	// ErrDiskFull reports a write that failed for lack of space, or new
+	// shard data refused while the store is full (Space). It is the meta
+	// sentinel, so the object layer recognises it through the peer client.
+	ErrDiskFull = meta.ErrDiskFull
 	// ErrClosed reports a call on a closed Store.
 	ErrClosed = errors.New("store closed")
 )

@@ -34,6 +34,9 @@ func (s *Store) StageShard(ctx context.Context, r io.Reader) (string, error) {
 	if err := s.check(ctx); err != nil {
 		return "", err
 	}
+	if err := s.refuseWhenFull(); err != nil {
+		return "", fmt.Errorf("stage shard: %w", err)
+	}
 	f, id, err := s.createTmp()
 	if err != nil {
 		return "", fmt.Errorf("stage shard: %w", err)
@@ -49,7 +52,7 @@ func (s *Store) StageShard(ctx context.Context, r io.Reader) (string, error) {
 	}
 	if err != nil {
 		os.Remove(s.stagedPath(id))
-		return "", ioErr(fmt.Sprintf("stage shard after %d bytes", n), err)
+		return "", s.NoteError(ioErr(fmt.Sprintf("stage shard after %d bytes", n), err))
 	}
 	return id, nil
 }

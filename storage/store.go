@@ -51,6 +51,10 @@ type Store struct {
 	reaper *reaper
 
 	closed atomic.Bool
+	// fullAt is when a write last ran out of space (unix nanos; 0: never),
+	// fullFree the free bytes statfs reported then.
+	fullAt   atomic.Int64
+	fullFree atomic.Uint64
 }
 
 // Open opens (creating if needed) the store in dir, wipes its staging area

@@ -36,6 +36,8 @@ type Node struct {
 	Zone          string `json:"zone,omitempty"`
 	CapacityBytes uint64 `json:"capacity_bytes"`
 	FreeBytes     uint64 `json:"free_bytes"`
+	// DiskFull: the peer says its disk is full and it refuses new shards.
+	DiskFull bool `json:"disk_full"`
 	// Gossiped load figures: bytes/s the node sends and receives, CPU use
 	// in [0,1], and requests it is serving.
 	ThroughputSend *float64 `json:"throughput_send"`

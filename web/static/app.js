@@ -93,10 +93,11 @@
   function drawSummary(st) {
     const peers = st.nodes.filter((n) => n.role === "peer");
     const alive = peers.filter((n) => n.state === "alive").length;
+    const full = peers.filter((n) => n.disk_full).length;
     const cap = peers.reduce((a, n) => a + (n.capacity_bytes || 0), 0);
     const free = peers.reduce((a, n) => a + (n.free_bytes || 0), 0);
     $("summary").innerHTML =
-      tile("peers alive", alive + " / " + peers.length, "tile-peers") +
+      tile("peers alive", alive + " / " + peers.length + (full ? " (" + full + " disk full)" : ""), "tile-peers") +
       tile("default code", st.default_code || DASH) +
       tile("capacity used", cap ? pct((cap - free) / cap) : DASH) +
       tile("S3 requests", num(st.s3.requests)) +
@@ -110,7 +111,7 @@
     const q = $("filter").value.trim().toLowerCase();
     const rows = [];
     for (const n of st.nodes) {
-      const hay = (n.id + " " + n.role + " " + n.state + " " + (n.zone || "")).toLowerCase();
+      const hay = (n.id + " " + n.role + " " + n.state + " " + (n.disk_full ? "disk full " : "") + (n.zone || "")).toLowerCase();
       if (q && !hay.includes(q)) continue;
       const nh = (hist && hist.nodes[n.id]) || { send: [], recv: [] };
       const used = n.capacity_bytes ? (n.capacity_bytes - n.free_bytes) / n.capacity_bytes : null;
@@ -119,7 +120,8 @@
         : DASH;
       rows.push('<tr class="row-' + esc(n.state) + '" data-node="' + esc(n.id) + '" data-state="' + esc(n.state) + '">' +
         "<td>" + esc(n.id) + "</td><td>" + esc(n.role) + "</td>" +
-        '<td><span class="state state-' + esc(n.state) + '">' + esc(n.state) + "</span></td>" +
+        '<td><span class="state state-' + esc(n.state) + '">' + esc(n.state) + "</span>" +
+        (n.disk_full ? ' <span class="state state-full" title="refuses new shards until space is freed">disk full</span>' : "") + "</td>" +
         '<td class="opt">' + esc(n.zone || DASH) + "</td>" +
         '<td class="cap">' + capCell + "</td>" +
         "<td>" + spark(nh.send, "send") + rate(n.throughput_send) + "</td>" +

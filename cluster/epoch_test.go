@@ -1,8 +1,10 @@
 package cluster
 
 import (
+	"context"
 	"fmt"
 	"math"
+	"net"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -138,4 +140,64 @@ func TestEpochFileEndsAtNewest(t *testing.T) {
 	if got, _ := newEpochs(file, newRegistry(), zerolog.Nop(), func() int { return 1 }).current(); got.Number != 20 {
 		t.Fatalf("file holds epoch %d, want 20", got.Number)
 	}
+}
+
+// A peer whose join address does not answer yet sees only itself. It
+// must not mint a layout of one peer while it waits: that epoch would
+// reach the cluster once the join succeeds and narrow everyone's ring
+// below the code. Once joined it waits a whole interval for gossip to
+// bring the other peers before it mints anything.
+func TestNoEpochBeforeJoin(t *testing.T) {
+	const interval = 300 * time.Millisecond
+	seedAddr := freeGossipAddr(t)
+	started := make(chan *Node, 1)
+	go func() {
+		box := &metaBox{m: NodeMeta{APIAddr: "127.0.0.1:1", Capacity: 1 << 30}}
+		cfg := testConfig("a", RolePeer, box, seedAddr)
+		cfg.Propose, cfg.ProposeInterval = true, interval
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		n, err := Start(ctx, cfg)
+		if err != nil {
+			t.Errorf("start a: %v", err)
+		}
+		started <- n
+	}()
+	time.Sleep(5 * interval) // with nobody to join
+	cfg := testConfig("gw", RoleGateway, &metaBox{})
+	cfg.BindAddr = seedAddr
+	startNode(t, cfg)
+	a := <-started
+	if a == nil {
+		t.FailNow()
+	}
+	t.Cleanup(func() { _ = a.Close() })
+	if cur, _ := a.Epoch(); cur.Number != 0 {
+		t.Fatalf("epoch %d with %d peers minted before the join succeeded", cur.Number, len(cur.Peers))
+	}
+	eventually(t, "the joined peer mints the one-peer layout it now knows is the cluster", func() bool {
+		cur, _ := a.Epoch()
+		return cur.Number == 1 && len(cur.Peers) == 1
+	})
+}
+
+// freeGossipAddr returns a loopback address whose port is free for TCP
+// and UDP at the time of the call.
+func freeGossipAddr(t *testing.T) string {
+	t.Helper()
+	for range 20 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := l.Addr().String()
+		l.Close()
+		u, err := net.ListenPacket("udp", addr)
+		if err == nil {
+			u.Close()
+			return addr
+		}
+	}
+	t.Fatal("no port free for both TCP and UDP")
+	return ""
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/memberlist"
@@ -27,6 +28,12 @@ type Node struct {
 	// Shutdown.
 	life   sync.Mutex
 	closed bool
+
+	// joined is set once a Join succeeded, or at start when there is
+	// nothing to join. Until then the node sees only itself and must not
+	// mint ring epochs: a lone peer whose join is slow would otherwise
+	// publish a one-peer layout the whole cluster then adopts.
+	joined atomic.Bool
 
 	stopStats chan struct{}
 	statsDone chan struct{}
@@ -60,6 +67,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		return nil, fmt.Errorf("start %s: %w", cfg.NodeID, err)
 	}
 	n.view = NewView(n, ViewConfig{})
+	n.joined.Store(len(cfg.Join) == 0)
 	n.startStats()
 	if len(cfg.Join) > 0 {
 		if err := n.Join(ctx, cfg.Join...); err != nil {
@@ -80,6 +88,7 @@ func (n *Node) Join(ctx context.Context, addrs ...string) error {
 	for {
 		joined, err := n.ml.Join(addrs)
 		if joined > 0 {
+			n.joined.Store(true)
 			n.log.Info().Int("contacted", joined).Strs("join", addrs).Msg("joined cluster")
 			return nil
 		}

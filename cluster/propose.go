@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"math"
+	"math/rand/v2"
 	"time"
 
 	"tessera/cluster/ring"
@@ -42,20 +43,59 @@ func newProposer(n *Node) *proposer {
 
 func (p *proposer) tick(now time.Time) {
 	peers := p.n.Peers()
-	if sig := signature(peers); sig != p.sig {
+	if sig := signature(peers); sig != p.sig || !p.n.joined.Load() {
+		// Not joined yet counts as the peer set still changing: gossip
+		// has yet to bring the others.
 		p.sig, p.sigSince = sig, now
 	}
 	if now.Sub(p.sigSince) < p.interval || now.Sub(p.lastMinted) < p.interval || !p.isProposer(peers) {
 		return
 	}
 	cur, _ := p.n.Epoch()
-	next, ok := desiredEpoch(cur, peers, p.cfg)
+	if _, due := desiredEpoch(cur, peers, p.cfg); !due || !p.syncState(now) {
+		return
+	}
+	next, ok := desiredEpoch(cur, p.n.Peers(), p.cfg)
 	if !ok {
 		return
 	}
 	if p.n.meta.epochs.adopt(next, p.n.cfg.NodeID) {
 		p.lastMinted = now
 	}
+}
+
+// syncBatch is how many other members the proposer exchanges full state
+// with before it mints.
+const syncBatch = 3
+
+// syncState exchanges full state (a memberlist push/pull) with up to
+// syncBatch other alive members, chosen at random, and reports whether the
+// peer set is still what the stillness interval saw. Gossip broadcasts of
+// new members are best-effort: on a loaded host a proposer missed three
+// joins for 17 s and minted a layout of half the cluster, narrower than
+// the code, while the gateway already knew every peer. A push/pull is a
+// TCP exchange of every member, so whatever another member knows, the
+// proposer knows before it mints; if that changes the peer set, the
+// interval starts again.
+func (p *proposer) syncState(now time.Time) bool {
+	var addrs []string
+	for _, m := range p.n.reg.list(nil) {
+		if m.ID != p.n.cfg.NodeID && m.State == StateAlive && m.Addr != "" {
+			addrs = append(addrs, m.Addr)
+		}
+	}
+	if len(addrs) == 0 {
+		return true
+	}
+	rand.Shuffle(len(addrs), func(i, j int) { addrs[i], addrs[j] = addrs[j], addrs[i] })
+	if _, err := p.n.ml.Join(addrs[:min(len(addrs), syncBatch)]); err != nil {
+		p.n.log.Debug().Err(err).Msg("state exchange before minting an epoch failed")
+	}
+	if sig := signature(p.n.Peers()); sig != p.sig {
+		p.sig, p.sigSince = sig, now
+		return false
+	}
+	return true
 }
 
 func (p *proposer) isProposer(peers []Member) bool {

@@ -271,7 +271,29 @@ func (c *procCluster) stopAll() {
 		for _, p := range append(append([]*proc(nil), c.gws...), c.peers...) {
 			c.t.Logf("---- tail of %s log:\n%s", p.name, tail(p.log, 300))
 		}
+		keepLogs(c.t, c.root)
 	}
+}
+
+// keepLogs copies a failed cluster's logs into $TESSERA_KEEP_LOGS, when
+// set, since the tails above seldom reach back to where a failure began.
+func keepLogs(t testing.TB, root string) {
+	dst := os.Getenv("TESSERA_KEEP_LOGS")
+	if dst == "" {
+		return
+	}
+	dir := filepath.Join(dst, strings.ReplaceAll(t.Name(), "/", "_"))
+	logs, _ := filepath.Glob(filepath.Join(root, "*.log"))
+	for _, l := range logs {
+		b, err := os.ReadFile(l)
+		if err == nil && os.MkdirAll(dir, 0o755) == nil {
+			err = os.WriteFile(filepath.Join(dir, filepath.Base(l)), b, 0o644)
+		}
+		if err != nil {
+			t.Logf("keep %s: %v", l, err)
+		}
+	}
+	t.Logf("logs kept in %s", dir)
 }
 
 func tail(path string, lines int) string {

@@ -41,7 +41,9 @@ var scrubDescs = []*prometheus.Desc{descScrubRunning, descScrubPassObjects, desc
 
 // collectScrub sends one peer's scrub figures.
 func collectScrub(ch chan<- prometheus.Metric, id string, r *scrub.Report) {
-	g := func(d *prometheus.Desc, v float64) { ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, id) }
+	g := func(d *prometheus.Desc, v float64) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, id)
+	}
 	c := func(d *prometheus.Desc, v int64) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), id)
 	}

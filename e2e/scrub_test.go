@@ -251,3 +251,34 @@ func getJSON(url string, v any) error {
 	}
 	return json.NewDecoder(resp.Body).Decode(v)
 }
+
+// TestScrubEmbedded is the same story on `tessera server`: its embedded
+// peers scrub too, and `tessera admin scrub` reaches them through the
+// embedded gateway.
+func TestScrubEmbedded(t *testing.T) {
+	c := startServer(t)
+	want := faultObjects(t, c, "rot")
+	var peers []*proc
+	for i, dir := range c.srv.PeerDirs() {
+		peers = append(peers, &proc{name: fmt.Sprintf("peer%d", i+1), dir: dir})
+	}
+	waitUntil(t, 60*time.Second, "every object on all six peers", func() bool {
+		for key := range want {
+			if shardsComplete(peers, "rot", key, 6) != "" {
+				return false
+			}
+		}
+		return true
+	})
+	flipped := flipShardData(t, peers[0], peers[3])
+	creds := c.srv.Credentials()
+	cmd := exec.Command(tesseraBinary(t), "admin", "scrub", "--endpoint", c.srv.S3Addr(), "--wait", "3m")
+	cmd.Env = append(os.Environ(), "TESSERA_ACCESS_KEY="+creds.AccessKey, "TESSERA_SECRET_KEY="+creds.SecretKey)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("tessera admin scrub: %v\n%s", err, out)
+	}
+	t.Logf("admin scrub --wait after %d damaged copies: %s", flipped, bytes.TrimSpace(out))
+	flipShardData(t, peers[1], peers[4])
+	checkAll(t, c, "rot", want)
+}

@@ -45,7 +45,8 @@ type Totals struct {
 	ShardsChecked  int64 `json:"shards_checked"`
 	BytesChecked   int64 `json:"bytes_checked"`
 	CorruptFound   int64 `json:"corrupt_found"`
-	// Repaired counts findings whose copy verified after it was rewritten.
+	// Repaired counts findings whose copy verified after its record was
+	// replaced: by a repair, or (rarely) by an overwrite that came first.
 	Repaired int64 `json:"repaired"`
 }
 

@@ -248,7 +248,7 @@ func (p *fakePeer) held(bucket, key string) *meta.Object {
 func (p *fakePeer) install(o *meta.Object, files map[int][]byte) error {
 	old := p.held(o.Bucket, o.Key)
 	if old != nil && o.Stamp.Less(old.Stamp) {
-		return fmt.Errorf("%s: %w", p.id, meta.ErrStale)
+		return fmt.Errorf("%s: %w", p.id, &meta.StaleError{Held: old.Stamp})
 	}
 	raw, err := meta.MarshalObject(o)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 )
@@ -88,5 +89,48 @@ func checkLast(t testing.TB, l *Layer, key string, want []byte, when string) {
 	}
 	if _, err := get(l, key); !errors.Is(err, ErrObjectNotFound) {
 		t.Fatalf("%s: get %s through %s: %v, want not found", when, key, l.cfg.WriterID, err)
+	}
+}
+
+// A peer that missed the newer write takes the retried write's first
+// stamp; the retry above the refusals cannot use that peer's staged shard
+// any more, so the write succeeds on the others and queues the peer for
+// repair under the stamp that won.
+func TestSkewedRetryOverPartialCommit(t *testing.T) {
+	ahead, fc := newTestLayer(t, skewed("gw-ahead", 30*time.Second))
+	var queued []RepairItem
+	behind := layerOn(t, fc, skewed("gw-behind", -30*time.Second), func(c *Config) {
+		c.Repair = func(it RepairItem) { queued = append(queued, it) }
+	})
+	peers := placementPeers(fc, "k", 6)
+	peers[5].setFault(faultDown)
+	put(t, ahead, "k", []byte("ahead"))
+	peers[5].setFault(faultNone)
+	body := randBytes(3, 2*testBlock)
+	put(t, behind, "k", body)
+	mustGet(t, ahead, "k", body)
+	won := peers[0].held(testBucket, "k").Stamp
+	if held := peers[5].held(testBucket, "k"); held == nil || held.Stamp.Writer != "gw-behind" || !held.Stamp.Less(won) {
+		t.Fatalf("peer that missed the first write holds %+v, want the retried write under its first stamp", held)
+	}
+	if len(queued) != 1 || queued[0].Stamp != won || !slices.Equal(queued[0].Shards, []int{5}) {
+		t.Fatalf("repairs queued %+v, want shard 5 under %v", queued, won)
+	}
+}
+
+// Peers that refuse as stale without naming what they hold (older peers)
+// give the writer nothing to stamp above: the write fails, never answers
+// success for a version no read would return.
+func TestStaleRefusalIsNoAcknowledgement(t *testing.T) {
+	ahead, fc := newTestLayer(t, skewed("gw-ahead", 30*time.Second))
+	behind := layerOn(t, fc, skewed("gw-behind", -30*time.Second))
+	for _, p := range fc.peers {
+		p.plainStale = true
+	}
+	put(t, ahead, "k", []byte("ahead"))
+	for _, body := range [][]byte{[]byte("behind"), randBytes(4, 2*testBlock)} {
+		_, err := behind.PutObject(context.Background(), testBucket, "k", bytes.NewReader(body), int64(len(body)), PutOptions{})
+		wantErr(t, err, ErrQuorum)
+		mustGet(t, ahead, "k", []byte("ahead"))
 	}
 }

@@ -265,3 +265,51 @@ func readFull(r interface{ Read([]byte) (int, error) }, p []byte) (int, error) {
 	}
 	return n, nil
 }
+
+// A commit refused as stale names the stamp it lost to and keeps its
+// staged file for the writer's retry above it, for staleKeep; after that
+// the file is removed, as no commit will take it any more.
+func TestStaleCommitKeepsStagedForRetry(t *testing.T) {
+	cases := []struct {
+		name  string
+		retry bool // the writer retries above the held stamp in time
+	}{{"retried in time", true}, {"never retried", false}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newStore(t)
+			var drops []func()
+			s.afterFunc = func(d time.Duration, f func()) {
+				if d != staleKeep {
+					t.Errorf("drop after %v, want %v", d, staleKeep)
+				}
+				drops = append(drops, f)
+			}
+			held := stamp(200, "ahead")
+			wantErr(t, "newer", put(t, s, "bkt", "k", held, []byte("newer")), nil)
+			body := []byte("retried")
+			id := stage(t, s, body)
+			err := s.Commit(ctx, object("bkt", "k", stamp(100, "behind"), body), []string{id})
+			if got, ok := meta.HeldStamp(err); !ok || got != held {
+				t.Fatalf("stale commit: %v, want a refusal naming %v", err, held)
+			}
+			if len(drops) != 1 || tmpEntries(t, s) != 1 {
+				t.Fatalf("%d drops scheduled, %d staged files: want the file kept and one drop", len(drops), tmpEntries(t, s))
+			}
+			retry := object("bkt", "k", stamp(held.Nanos+1, "behind"), body)
+			if tc.retry {
+				wantErr(t, "retry", s.Commit(ctx, retry, []string{id}), nil)
+			}
+			drops[0]() // staleKeep has passed
+			if n := tmpEntries(t, s); n != 0 {
+				t.Fatalf("%d staged files left", n)
+			}
+			if !tc.retry {
+				wantErr(t, "late retry", s.Commit(ctx, retry, []string{id}), ErrStagedNotFound)
+				return
+			}
+			if got, err := readShard(t, s, "bkt", "k", retry.Stamp, 1); err != nil || !bytes.Equal(got, body) {
+				t.Fatalf("retried version: %q, %v", got, err)
+			}
+		})
+	}
+}

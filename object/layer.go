@@ -233,7 +233,7 @@ func (l *Layer) stampRecord(o *meta.Object) {
 	o.ModTime = time.Unix(0, o.Stamp.Nanos).UTC()
 }
 
-// observe advances the clock past a stamp a peer holds.
+// observeStamp advances the clock past a stamp a peer holds.
 func (l *Layer) observeStamp(st meta.Stamp) { l.clock.observe(st.Nanos) }
 
 // queryCodes is every distinct code objects of this layer can have, so a

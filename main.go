@@ -158,6 +158,9 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	cfg.Dirs, cfg.Classes, cfg.Logger, cfg.Domains = dirs, classes, log, domains
 	cfg.Credentials = credentialsFromEnv()
 	cfg.Region = envOr("TESSERA_REGION", "us-east-1")
+	if cfg.ClockOffset, err = clockOffsetFromEnv(); err != nil {
+		return fmt.Errorf("server: %w", err)
+	}
 	srv, err := server.StartEmbedded(ctx, cfg)
 	if err != nil {
 		return err
@@ -245,6 +248,9 @@ func runGateway(ctx context.Context, args []string, stderr io.Writer) error {
 	cfg.Join, cfg.Classes, cfg.Logger, cfg.Domains = join, classes, log, domains
 	cfg.Credentials = credentialsFromEnv()
 	cfg.Region = envOr("TESSERA_REGION", "us-east-1")
+	if cfg.ClockOffset, err = clockOffsetFromEnv(); err != nil {
+		return fmt.Errorf("gateway: %w", err)
+	}
 	if cfg.Credentials.AccessKey == "" || cfg.Credentials.SecretKey == "" || cfg.Credentials.ClusterSecret == "" {
 		return errors.New("gateway: TESSERA_ACCESS_KEY, TESSERA_SECRET_KEY and TESSERA_CLUSTER_SECRET must be set")
 	}
@@ -262,6 +268,25 @@ func credentialsFromEnv() server.Credentials {
 		SecretKey:     os.Getenv("TESSERA_SECRET_KEY"),
 		ClusterSecret: os.Getenv("TESSERA_CLUSTER_SECRET"),
 	}
+}
+
+// clockOffsetEnv shifts the clock a gateway stamps versions with. For tests
+// only: it stands for a machine whose clock is off, which version order must
+// survive.
+const clockOffsetEnv = "TESSERA_CLOCK_OFFSET"
+
+// clockOffsetFromEnv parses clockOffsetEnv, a Go duration such as -30s (0
+// when unset).
+func clockOffsetFromEnv() (time.Duration, error) {
+	v := os.Getenv(clockOffsetEnv)
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", clockOffsetEnv, err)
+	}
+	return d, nil
 }
 
 func envOr(name, def string) string {

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"strings"
 	"testing"
+	"time"
 
 	"tessera/meta"
 )
@@ -80,5 +81,28 @@ func TestStorageClassFlag(t *testing.T) {
 		if err := (classFlag{}).Set(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+}
+
+func TestClockOffsetFromEnv(t *testing.T) {
+	cases := []struct {
+		val     string
+		want    time.Duration
+		wantErr bool
+	}{
+		{"", 0, false},
+		{"-30s", -30 * time.Second, false},
+		{"1m30s", 90 * time.Second, false},
+		{"30", 0, true}, // a duration needs its unit
+		{"soon", 0, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.val, func(t *testing.T) {
+			t.Setenv(clockOffsetEnv, tc.val)
+			got, err := clockOffsetFromEnv()
+			if got != tc.want || (err != nil) != tc.wantErr {
+				t.Fatalf("%s=%q: %v, %v; want %v, error %v", clockOffsetEnv, tc.val, got, err, tc.want, tc.wantErr)
+			}
+		})
 	}
 }

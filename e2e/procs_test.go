@@ -44,7 +44,8 @@ type proc struct {
 	web  string
 	bind string
 	log  string
-	uid  uint32 // run as this user when non-zero (to single it out in iptables rules)
+	uid  uint32   // run as this user when non-zero (to single it out in iptables rules)
+	env  []string // added to the cluster's environment
 
 	mu      sync.Mutex
 	cmd     *exec.Cmd
@@ -108,8 +109,14 @@ func newProcCluster(t testing.TB) *procCluster {
 // startGateway starts a gateway joining join (none: the first node).
 func (c *procCluster) startGateway(extra ...string) *proc {
 	c.t.Helper()
+	return c.startGatewayEnv(nil, extra...)
+}
+
+// startGatewayEnv is startGateway with env added to its environment.
+func (c *procCluster) startGatewayEnv(env []string, extra ...string) *proc {
+	c.t.Helper()
 	p := &proc{name: fmt.Sprintf("gateway%d", len(c.gws)+1), api: freeAddr(c.t), web: freeAddr(c.t), bind: freeAddr(c.t),
-		members: map[string]string{}, ids: map[string]bool{}}
+		members: map[string]string{}, ids: map[string]bool{}, env: env}
 	p.args = []string{"gateway", "--address", p.api, "--web-address", p.web, "--bind", p.bind,
 		"--gossip-timing", "lan", "--scan-interval", "1s", "--scan-rate", "400", "--log-format", "json", "--log-level", "info"}
 	if len(c.gws) > 0 {
@@ -144,7 +151,7 @@ func (c *procCluster) start(p *proc) {
 		c.t.Fatal(err)
 	}
 	cmd := exec.Command(c.bin, p.args...)
-	cmd.Env = c.env
+	cmd.Env = append(append([]string(nil), c.env...), p.env...)
 	if p.uid != 0 {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: p.uid, Gid: p.uid}}
 	}

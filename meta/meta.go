@@ -76,7 +76,10 @@ func (c Code) WriteQuorum() int {
 }
 
 // Stamp orders versions of one key: last writer wins. Nanos is the writing
-// gateway's wall clock; Writer breaks ties between gateways.
+// gateway's hybrid logical clock (object's hlc): its wall clock in
+// nanoseconds, pushed past every stamp the gateway has seen, so it is a
+// wall-clock reading in the same encoding records have always had. Writer
+// breaks ties between gateways.
 type Stamp struct {
 	Nanos  int64  `json:"nanos"`
 	Writer string `json:"writer"`
@@ -88,6 +91,27 @@ func (s Stamp) Less(o Stamp) bool {
 		return s.Nanos < o.Nanos
 	}
 	return s.Writer < o.Writer
+}
+
+// StaleError is a peer's refusal of a write whose stamp is not newer than
+// the record it holds. Held is that record's stamp, so the writer can stamp
+// its retry above it. It unwraps to ErrStale.
+type StaleError struct {
+	Held Stamp
+}
+
+func (e *StaleError) Error() string { return fmt.Sprintf("%v: holds %v", ErrStale, e.Held) }
+
+func (e *StaleError) Unwrap() error { return ErrStale }
+
+// HeldStamp returns the stamp a stale refusal reports the peer holds;
+// false when err is no such refusal or it did not say (an older peer).
+func HeldStamp(err error) (Stamp, bool) {
+	var se *StaleError
+	if errors.As(err, &se) && !se.Held.IsZero() {
+		return se.Held, true
+	}
+	return Stamp{}, false
 }
 
 // IsZero reports whether s is unset.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"tessera/meta"
 )
@@ -49,17 +48,15 @@ func (l *Layer) deleteObject(ctx context.Context, bucket, key string, check func
 		return err
 	}
 	o := v.obj
-	st := l.stamp()
 	tomb := &meta.Object{
 		Bucket:       bucket,
 		Key:          key,
-		Stamp:        st,
 		Deleted:      true,
 		StorageClass: o.StorageClass,
 		Code:         o.Code,
 		BlockSize:    o.BlockSize,
 		Distribution: o.Distribution,
-		ModTime:      time.Unix(0, st.Nanos).UTC(),
 	}
+	l.stampRecord(tomb)
 	return l.commitObject(ctx, tomb, make([]error, len(o.Distribution)), func(int, *meta.Object) []string { return nil })
 }

@@ -12,10 +12,15 @@
 // are instead encoded in memory and their shards carried inside the
 // metadata records (one durable write per peer). Once a write quorum
 // (meta.Code.WriteQuorum) has staged its shard, the record is committed on
-// each of those peers; the PUT succeeds when a write quorum committed. The
-// version stamp is taken just before the commit and is strictly
-// increasing per Layer. Until the commit nothing of the new version is
-// visible, and a failed PUT leaves the previous version readable.
+// each of those peers; the PUT succeeds when a write quorum accepted it. The
+// version stamp is taken just before the commit from the Layer's hybrid
+// logical clock (hlc.go): strictly increasing per Layer and above every
+// stamp it has seen. A peer refuses a stamp not newer than what it holds
+// and names that stamp; such refusals are no acknowledgement, and a commit
+// they cost its quorum is restamped above them and sent again, so a write
+// that starts after another was acknowledged wins whatever the gateways'
+// clocks say. Until the commit nothing of the new version is visible, and
+// a failed PUT leaves the previous version readable.
 //
 // # Reads
 //

@@ -56,6 +56,9 @@ type fakePeer struct {
 	refuseUploads bool
 	// onShard, when set, runs as each ReadShard starts (set before use).
 	onShard func()
+	// plainStale makes stale refusals not name the held stamp, as peers
+	// did before they did (set before use).
+	plainStale bool
 
 	stages  atomic.Int64
 	commits atomic.Int64
@@ -248,7 +251,10 @@ func (p *fakePeer) held(bucket, key string) *meta.Object {
 func (p *fakePeer) install(o *meta.Object, files map[int][]byte) error {
 	old := p.held(o.Bucket, o.Key)
 	if old != nil && o.Stamp.Less(old.Stamp) {
-		return fmt.Errorf("%s: %w", p.id, meta.ErrStale)
+		if p.plainStale {
+			return fmt.Errorf("%s: %w", p.id, meta.ErrStale)
+		}
+		return fmt.Errorf("%s: %w", p.id, &meta.StaleError{Held: old.Stamp})
 	}
 	raw, err := meta.MarshalObject(o)
 	if err != nil {

@@ -29,8 +29,10 @@ type ShardClient interface {
 	// Commit atomically makes o visible on the peer: its staged shard files
 	// (staged[i] holds part o.Parts[i]; nil for inlined or deleted objects)
 	// move into place, then the record is written (tmp, fsync, rename, fsync
-	// dir). A record older than the one held fails with meta.ErrStale and
-	// changes nothing. A tombstone (o.Deleted) is committed the same way.
+	// dir). A record not newer than the one held fails with meta.ErrStale
+	// (a *meta.StaleError naming the held stamp), changes nothing and
+	// leaves the staged files for a retry under a newer stamp. A tombstone
+	// (o.Deleted) is committed the same way.
 	Commit(ctx context.Context, o *meta.Object, staged []string) error
 	// ReadMeta returns the peer's record for the key, tombstones included,
 	// with Inline filled for inlined objects.

@@ -52,7 +52,8 @@ type Config struct {
 	// PeerTimeout bounds each metadata call, and each stalled read or
 	// write of a shard stream.
 	PeerTimeout time.Duration
-	// Now is the clock of version stamps and ModTime (time.Now).
+	// Now is the wall clock under version stamps and ModTime (time.Now);
+	// stamps also advance past every stamp the layer observes (see hlc).
 	Now func() time.Time
 	// SettleWait bounds how long a read keeps asking again about a key
 	// whose versions are in flux (an overwrite landing on its peers as the
@@ -84,8 +85,7 @@ type Layer struct {
 
 	coders sync.Map // coderKey → *erasure.Coder
 
-	stampMu   sync.Mutex
-	lastStamp int64
+	clock *hlc
 
 	buckets bucketCache
 	repairs atomic.Uint64
@@ -142,6 +142,7 @@ func New(cfg Config) (*Layer, error) {
 		cfg:     cfg,
 		log:     cfg.Logger.With().Str("component", "object").Logger(),
 		classes: classes,
+		clock:   newHLC(cfg.Now),
 	}
 	l.buckets.ttl = cfg.BucketCacheTTL
 	return l, nil
@@ -219,19 +220,21 @@ func (l *Layer) coder(c meta.Code, block int) (*erasure.Coder, error) {
 	return v.(*erasure.Coder), nil
 }
 
-// stamp returns a version stamp strictly newer than any this layer issued,
-// so two writes through one gateway never tie even if the clock stalls or
-// steps back.
+// stamp returns a version stamp strictly newer than any this layer issued
+// or observed (see hlc), so two writes through one gateway never tie even
+// if the clock stalls or steps back.
 func (l *Layer) stamp() meta.Stamp {
-	l.stampMu.Lock()
-	defer l.stampMu.Unlock()
-	n := l.cfg.Now().UnixNano()
-	if n <= l.lastStamp {
-		n = l.lastStamp + 1
-	}
-	l.lastStamp = n
-	return meta.Stamp{Nanos: n, Writer: l.cfg.WriterID}
+	return meta.Stamp{Nanos: l.clock.now(), Writer: l.cfg.WriterID}
 }
+
+// stampRecord gives o a new stamp and the ModTime it reads as.
+func (l *Layer) stampRecord(o *meta.Object) {
+	o.Stamp = l.stamp()
+	o.ModTime = time.Unix(0, o.Stamp.Nanos).UTC()
+}
+
+// observeStamp advances the clock past a stamp a peer holds.
+func (l *Layer) observeStamp(st meta.Stamp) { l.clock.observe(st.Nanos) }
 
 // queryCodes is every distinct code objects of this layer can have, so a
 // metadata read asks each placement an object of any class could have.

@@ -38,6 +38,16 @@ func newTestLayer(t testing.TB, tune ...func(*Config)) (*Layer, *fakeCluster) {
 func newTestLayerN(t testing.TB, peers int, tune ...func(*Config)) (*Layer, *fakeCluster) {
 	t.Helper()
 	fc := newFakeCluster(peers)
+	l := layerOn(t, fc, tune...)
+	if err := l.MakeBucket(context.Background(), testBucket); err != nil {
+		t.Fatal(err)
+	}
+	return l, fc
+}
+
+// layerOn returns another gateway's Layer over the fakes of fc.
+func layerOn(t testing.TB, fc *fakeCluster, tune ...func(*Config)) *Layer {
+	t.Helper()
 	cfg := Config{
 		Cluster:     fc,
 		DefaultCode: meta.Code{K: 4, M: 2},
@@ -58,10 +68,7 @@ func newTestLayerN(t testing.TB, peers int, tune ...func(*Config)) (*Layer, *fak
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := l.MakeBucket(context.Background(), testBucket); err != nil {
-		t.Fatal(err)
-	}
-	return l, fc
+	return l
 }
 
 func randBytes(seed uint64, n int) []byte {

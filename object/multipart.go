@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"tessera/meta"
 )
@@ -172,15 +171,10 @@ func (l *Layer) commitUpload(ctx context.Context, bucket, key, uploadID string, 
 	if err := l.checkPutCondition(ctx, bucket, key, PutOptions{IfMatch: opts.IfMatch, IfNoneMatch: opts.IfNoneMatch}); err != nil {
 		return ObjectInfo{}, err
 	}
-	rs := fanout(ctx, l, o.Distribution, l.cfg.PeerTimeout, func(ctx context.Context, i int, c ShardClient) (struct{}, error) {
-		if ready[i] != nil {
-			return struct{}{}, ready[i]
-		}
-		rec := *o
-		rec.ShardIndex = i
-		return struct{}{}, c.CompleteUpload(ctx, &rec, uploadID)
+	err = l.commitVersion(ctx, "complete upload", o, ready, func(ctx context.Context, c ShardClient, rec *meta.Object) error {
+		return c.CompleteUpload(ctx, rec, uploadID)
 	})
-	if err := l.settleWrite("complete upload", bucket, key, o.Stamp, rs, o.Code.WriteQuorum()); err != nil {
+	if err != nil {
 		return ObjectInfo{}, err
 	}
 	return l.infoOf(o), nil
@@ -229,15 +223,15 @@ func (l *Layer) completedRecord(u *meta.Upload, parts []meta.Part, sum ChecksumI
 		h.Write(sum)
 		size += p.Size
 	}
-	st := l.stamp()
-	return &meta.Object{
-		Bucket: u.Bucket, Key: u.Key, Stamp: st, Size: size,
+	o := &meta.Object{
+		Bucket: u.Bucket, Key: u.Key, Size: size,
 		ETag:        fmt.Sprintf("%x-%d", h.Sum(nil), len(parts)),
 		ContentType: u.ContentType, UserMeta: u.UserMeta, Headers: withChecksum(u.Headers, sum),
 		StorageClass: u.StorageClass, Code: u.Code, BlockSize: u.BlockSize,
-		Parts: parts, Distribution: u.Distribution, ModTime: time.Unix(0, st.Nanos).UTC(),
-		UploadID: u.UploadID,
+		Parts: parts, Distribution: u.Distribution, UploadID: u.UploadID,
 	}
+	l.stampRecord(o)
+	return o
 }
 
 // ListParts returns the parts after marker that the upload's peers agree

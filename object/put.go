@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"time"
 
 	"tessera/checksum"
 	"tessera/meta"
@@ -105,8 +104,7 @@ func (l *Layer) finishRecord(o *meta.Object, size int64, body *bodyReader) error
 		part.Checksums = map[string]string{sum.Algorithm.Lower(): sum.Value}
 	}
 	o.Parts = []meta.Part{part}
-	o.Stamp = l.stamp()
-	o.ModTime = time.Unix(0, o.Stamp.Nanos).UTC()
+	l.stampRecord(o)
 	return nil
 }
 
@@ -193,28 +191,68 @@ func stageFailure(ctx context.Context, err error, dist []meta.PeerID, res stageR
 
 // commitObject commits o on every peer of its distribution whose shard is
 // ready (ready[i] == nil); prep fills shard i's copy and returns its
-// staged files. It succeeds once a write quorum holds o or a newer
-// version: a peer that refuses o as stale already holds what a reader
-// would see after o anyway (last writer wins).
+// staged files. See commitVersion.
 func (l *Layer) commitObject(ctx context.Context, o *meta.Object, ready []error, prep func(i int, rec *meta.Object) []string) error {
-	rs := fanout(ctx, l, o.Distribution, l.cfg.PeerTimeout, func(ctx context.Context, i int, c ShardClient) (struct{}, error) {
-		if ready[i] != nil {
-			return struct{}{}, ready[i]
-		}
-		rec := *o
-		rec.ShardIndex = i
-		staged := prep(i, &rec)
-		return struct{}{}, c.Commit(ctx, &rec, staged)
+	return l.commitVersion(ctx, "commit", o, ready, func(ctx context.Context, c ShardClient, rec *meta.Object) error {
+		return c.Commit(ctx, rec, prep(rec.ShardIndex, rec))
 	})
-	return l.settleWrite("commit", o.Bucket, o.Key, o.Stamp, rs, o.Code.WriteQuorum())
 }
 
-// settleWrite decides a fanned-out write: success with need acks (stale
-// counts as an ack), a sentinel when need peers agree on one, else a
-// QuorumError. Successes short of every peer queue the object for repair.
+// maxCommitAttempts bounds how often a commit that lost to newer stamps is
+// restamped and sent again: once is enough unless other gateways keep
+// writing the key, ahead of this one's clock, as it retries.
+const maxCommitAttempts = 3
+
+// commitVersion sends version o with send to every peer of its
+// distribution whose shard is ready (ready[i] == nil) and succeeds once a
+// write quorum accepted o itself. A peer refusing o as stale holds a newer
+// stamp, behind which o would be invisible: that is no acknowledgement.
+// When such refusals cost the quorum, the clock advances past the stamps
+// they name and o is restamped and sent again (see hlc). Peers that took
+// the earlier stamp then lack its staged shards or its upload and fail;
+// repair brings them the new stamp.
+func (l *Layer) commitVersion(ctx context.Context, op string, o *meta.Object, ready []error,
+	send func(ctx context.Context, c ShardClient, rec *meta.Object) error) error {
+	for attempt := 1; ; attempt++ {
+		rs := fanout(ctx, l, o.Distribution, l.cfg.PeerTimeout, func(ctx context.Context, i int, c ShardClient) (struct{}, error) {
+			if ready[i] != nil {
+				return struct{}{}, ready[i]
+			}
+			rec := *o
+			rec.ShardIndex = i
+			return struct{}{}, send(ctx, c, &rec)
+		})
+		err := l.settleWrite(op, o.Bucket, o.Key, o.Stamp, rs, o.Code.WriteQuorum())
+		if err == nil || !l.observeStale(rs) || attempt == maxCommitAttempts || ctx.Err() != nil {
+			return err
+		}
+		lost := o.Stamp
+		l.stampRecord(o)
+		l.log.Debug().Str("bucket", o.Bucket).Str("key", o.Key).Stringer("lost", lost).Stringer("stamp", o.Stamp).
+			Int("attempt", attempt+1).Msg("commit lost to newer stamps; retrying above them")
+	}
+}
+
+// observeStale advances the clock past the stamps that stale refusals
+// among rs name, and reports whether there were any.
+func (l *Layer) observeStale(rs []reply[struct{}]) bool {
+	seen := false
+	for _, r := range rs {
+		if held, ok := meta.HeldStamp(r.err); ok {
+			l.observeStamp(held)
+			seen = true
+		}
+	}
+	return seen
+}
+
+// settleWrite decides a fanned-out write: success with need acks, a
+// sentinel when need peers agree on one, else a QuorumError. A stale
+// refusal is no ack (see commitVersion). Successes short of every peer
+// queue the object for repair, except on peers that hold a newer one.
 func (l *Layer) settleWrite(op, bucket, key string, st meta.Stamp, rs []reply[struct{}], need int) error {
 	t := tallyOf(rs)
-	if stale := t.count(meta.ErrStale); t.ok+stale >= need {
+	if t.ok >= need {
 		if missed := t.without(meta.ErrStale); len(missed) > 0 {
 			var shards []int
 			for i, r := range rs {

@@ -251,24 +251,6 @@ func TestStampsMonotonicWithStuckClock(t *testing.T) {
 	mustGet(t, l, "k", []byte("two"))
 }
 
-func TestStaleCommitIgnored(t *testing.T) {
-	l, fc := newTestLayer(t)
-	put(t, l, "k", []byte("newer"))
-	// A second gateway whose clock is behind writes afterwards: every peer
-	// refuses its record as stale, and the newer version stays.
-	old, err := New(Config{Cluster: fc, BlockSize: testBlock, InlineLimit: testInline, WriterID: "gw0",
-		PeerTimeout: time.Second, Now: func() time.Time { return time.Unix(1, 0) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, body := range [][]byte{[]byte("older"), randBytes(9, 2*testBlock)} {
-		if _, err := old.PutObject(context.Background(), testBucket, "k", bytes.NewReader(body), int64(len(body)), PutOptions{}); err != nil {
-			t.Fatalf("stale put: %v", err)
-		}
-		mustGet(t, l, "k", []byte("newer"))
-	}
-}
-
 func TestCrashedPutOnTwoPeersFallsBack(t *testing.T) {
 	for _, size := range []int{50, 2 * testBlock} {
 		t.Run(fmt.Sprint(size), func(t *testing.T) {

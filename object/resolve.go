@@ -136,6 +136,10 @@ func (l *Layer) readMeta(ctx context.Context, q querySet, bucket, key string) (v
 	err = errPending
 	for range q.peers {
 		a := <-ch
+		if a.err == nil {
+			// Writes of this key through this gateway stamp above it.
+			l.observeStamp(a.obj.Stamp)
+		}
 		if err != errPending {
 			continue // decided; only draining the cancelled calls
 		}

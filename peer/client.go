@@ -99,7 +99,7 @@ func (c *Client) remoteError(op string, resp *http.Response) error {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	var we wireError
 	if json.Unmarshal(b, &we) == nil && we.Code != "" {
-		e.Code, e.Message, e.err = we.Code, we.Message, sentinelOf(we.Code)
+		e.Code, e.Message, e.err = we.Code, we.Message, sentinelOfWire(we)
 	} else {
 		e.Message = strings.TrimSpace(string(b))
 	}

@@ -224,3 +224,27 @@ func TestUnknownRouteAndCodes(t *testing.T) {
 		t.Errorf("unknown error: %s %d", got, status)
 	}
 }
+
+// A stale refusal names the stamp the peer holds, so a writer whose clock
+// is behind can stamp its retry above it; the staged shard stays for it.
+func TestStaleRefusalNamesHeldStamp(t *testing.T) {
+	p := newPeer(t, nil)
+	c := p.client
+	mkBucket(t, c, "bkt")
+	held := putObject(t, c, "bkt", "k", stamp(50, "a"), []byte("newer")).Stamp
+	id, err := c.StageShard(ctx, strings.NewReader("older"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := &meta.Object{Bucket: "bkt", Key: "k", Stamp: stamp(40, "b"), Size: 5, Code: meta.Code{K: 1},
+		Parts: []meta.Part{{Number: 1, Size: 5}}, Distribution: []meta.PeerID{"p1"}}
+	err = c.Commit(ctx, o, []string{id})
+	got, ok := meta.HeldStamp(err)
+	if !errors.Is(err, meta.ErrStale) || !ok || got != held {
+		t.Fatalf("commit under %v: err %v, held %v %v; want ErrStale naming %v", held, err, got, ok, held)
+	}
+	o.Stamp = stamp(held.Nanos+1, "b")
+	if err := c.Commit(ctx, o, []string{id}); err != nil {
+		t.Fatalf("retry above the held stamp with the same staged shard: %v", err)
+	}
+}

@@ -12,6 +12,27 @@ import (
 type wireError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	// Held is the stamp of the record a Stale refusal lost to, so the
+	// writer can retry above it. Absent from older peers' answers.
+	Held *meta.Stamp `json:"held,omitempty"`
+}
+
+// wireErrorOf is the answer body for err.
+func wireErrorOf(code string, err error) wireError {
+	we := wireError{Code: code, Message: err.Error()}
+	if held, ok := meta.HeldStamp(err); ok {
+		we.Held = &held
+	}
+	return we
+}
+
+// sentinelOfWire is the error a client's caller branches on for an
+// answer: the code's sentinel, a stale refusal with the stamp it names.
+func sentinelOfWire(we wireError) error {
+	if we.Held != nil && we.Code == codeStale {
+		return &meta.StaleError{Held: *we.Held}
+	}
+	return sentinelOf(we.Code)
 }
 
 // codes maps sentinels to stable wire codes and statuses. The first match
@@ -31,14 +52,17 @@ var codes = []struct {
 	{"UploadNotFound", http.StatusNotFound, meta.ErrUploadNotFound},
 	{"StagedNotFound", http.StatusNotFound, storage.ErrStagedNotFound},
 	{"InvalidPart", http.StatusBadRequest, storage.ErrInvalidPart},
-	{"Stale", http.StatusConflict, meta.ErrStale},
+	{codeStale, http.StatusConflict, meta.ErrStale},
 	{"NotFound", http.StatusNotFound, meta.ErrNotFound},
 	{"Corrupt", http.StatusUnprocessableEntity, meta.ErrCorrupt},
 	{"DiskFull", http.StatusInsufficientStorage, storage.ErrDiskFull},
 	{"Closed", http.StatusServiceUnavailable, storage.ErrClosed},
 }
 
-const codeInternal = "Internal"
+const (
+	codeInternal = "Internal"
+	codeStale    = "Stale"
+)
 
 // codeOf returns the wire code and status for err.
 func codeOf(err error) (string, int) {

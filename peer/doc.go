@@ -41,7 +41,8 @@
 // Errors cross the wire as {"code": "...", "message": "..."} with a stable
 // code per sentinel (see codes.go); the Client returns a *RemoteError that
 // unwraps to the same sentinel, so errors.Is(err, meta.ErrNotFound) holds
-// on both sides.
+// on both sides. A Stale refusal also carries "held", the stamp of the
+// record the write lost to, and unwraps to a *meta.StaleError naming it.
 //
 // # Authentication
 //

@@ -142,5 +142,5 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		ev = hlog.FromRequest(r).Warn()
 	}
 	ev.Err(err).Str("code", code).Str("path", r.URL.Path).Msg("peer request failed")
-	writeJSON(w, status, wireError{Code: code, Message: err.Error()})
+	writeJSON(w, status, wireErrorOf(code, err))
 }

@@ -43,6 +43,8 @@ type EmbeddedConfig struct {
 	// Sched and FetchPool are passed to the gateway.
 	Sched     string
 	FetchPool int
+	// ClockOffset is passed to the gateway (for tests only).
+	ClockOffset time.Duration
 	// Scrub tunes every peer's scrubber. Peers sharing one DIR share
 	// its disk, so its rate caps are split between them.
 	Scrub scrub.Config
@@ -104,7 +106,7 @@ func StartEmbedded(ctx context.Context, cfg EmbeddedConfig) (*Embedded, error) {
 		Code: cfg.Code, Classes: cfg.Classes, Region: cfg.Region, BlockSize: cfg.BlockSize, Logger: cfg.Logger,
 		Timing: cluster.FastTiming(), TLSCert: cfg.TLSCert, TLSKey: cfg.TLSKey, Domains: cfg.Domains,
 		WebPublic: cfg.WebPublic, MetricsToken: cfg.MetricsToken,
-		Sched: cfg.Sched, FetchPool: cfg.FetchPool,
+		Sched: cfg.Sched, FetchPool: cfg.FetchPool, ClockOffset: cfg.ClockOffset,
 	}
 	if e.gw, err = StartGateway(ctx, gcfg); err != nil {
 		return nil, errors.Join(err, e.Close())

@@ -57,6 +57,9 @@ type GatewayConfig struct {
 	// load the read policies read.
 	Load   sched.LoadSource
 	Logger zerolog.Logger
+	// ClockOffset shifts the wall clock under version stamps. For tests
+	// only (TESSERA_CLOCK_OFFSET): a gateway whose clock is off.
+	ClockOffset time.Duration
 }
 
 // DefaultGatewayConfig returns the defaults of `tessera gateway`.
@@ -154,7 +157,7 @@ func (g *Gateway) build() error {
 	layer, err := object.New(object.Config{
 		Cluster: g.view, Scheduler: g.countChoices(), DefaultCode: g.cfg.Code, Classes: classes,
 		BlockSize: g.cfg.BlockSize, WriterID: g.id, Logger: g.cfg.Logger, Repair: g.repair.Enqueue,
-		Pool: g.pool, Observe: g.tracker.Begin,
+		Pool: g.pool, Observe: g.tracker.Begin, Now: offsetClock(g.cfg.ClockOffset),
 	})
 	if err != nil {
 		return fmt.Errorf("gateway: %w", err)
@@ -162,6 +165,14 @@ func (g *Gateway) build() error {
 	g.layer = layer
 	g.startRepair()
 	return nil
+}
+
+// offsetClock is time.Now shifted by offset; nil (time.Now) for none.
+func offsetClock(offset time.Duration) func() time.Time {
+	if offset == 0 {
+		return nil
+	}
+	return func() time.Time { return time.Now().Add(offset) }
 }
 
 func (g *Gateway) listen() error {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"tessera/meta"
 )
@@ -41,20 +42,22 @@ func checkObject(o *meta.Object, nStaged int) error {
 }
 
 // Commit atomically makes o the key's record if its stamp is newer than the
-// current one (else meta.ErrStale and nothing changes). staged[i] is the
-// StageShard id holding part o.Parts[i]; it must be empty for inlined
-// objects and tombstones. See the package doc for the protocol. A
-// successful or stale commit consumes the staged ids; after any other
-// failure they stay usable for a retry.
+// current one (else a *meta.StaleError naming the held stamp, and nothing
+// changes). staged[i] is the StageShard id holding part o.Parts[i]; it must
+// be empty for inlined objects and tombstones. See the package doc for the
+// protocol. A successful commit consumes the staged ids; after any other
+// failure they stay usable for a retry, and after a stale refusal for
+// staleKeep (a writer whose stamp lost retries above the held one).
 func (s *Store) Commit(ctx context.Context, o *meta.Object, staged []string) error {
 	return s.commitStaged(ctx, "commit", o, staged, false)
 }
 
 // commitStaged validates o and its staged ids, then installs them under the
 // key's lock; sameStamp also accepts a record with the held stamp (repair).
-// A successful or stale install consumes the staged files: a write that
-// lost can never be committed, and after any other failure they stay for a
-// retry.
+// A successful install consumes the staged files; after a failure they
+// stay for a retry, a stale one included: the writer retries with a stamp
+// above the held one, within one round trip, and after staleKeep they are
+// removed. A repair never restamps, so its stale refusal consumes them.
 func (s *Store) commitStaged(ctx context.Context, op string, o *meta.Object, staged []string, sameStamp bool) error {
 	if err := s.check(ctx); err != nil {
 		return err
@@ -74,15 +77,33 @@ func (s *Store) commitStaged(ctx context.Context, op string, o *meta.Object, sta
 		srcs[i] = s.stagedPath(id)
 	}
 	err := s.installIf(o, srcs, ErrStagedNotFound, sameStamp)
-	if err == nil || errors.Is(err, meta.ErrStale) {
+	switch {
+	case err == nil || (sameStamp && errors.Is(err, meta.ErrStale)):
 		for _, p := range srcs {
 			os.Remove(p)
 		}
+	case errors.Is(err, meta.ErrStale):
+		s.dropLater(srcs)
 	}
 	if err != nil {
 		return fmt.Errorf("%s %s/%s: %w", op, o.Bucket, o.Key, err)
 	}
 	return nil
+}
+
+// staleKeep is how long the staged files of a commit refused as stale wait
+// for the writer's retry above the held stamp. The retry follows as soon as
+// the writer has every peer's answer; a minute is ample.
+const staleKeep = time.Minute
+
+// dropLater removes paths once staleKeep has passed, unless a retry took
+// them (a successful commit removes its staged names itself).
+func (s *Store) dropLater(paths []string) {
+	s.afterFunc(staleKeep, func() {
+		for _, p := range paths {
+			os.Remove(p)
+		}
+	})
 }
 
 // install runs the commit protocol for o with srcs[i] the file holding
@@ -113,7 +134,7 @@ func (s *Store) installIf(o *meta.Object, srcs []string, missing error, sameOK b
 	}
 	same := cur != nil && cur.Stamp == o.Stamp
 	if cur != nil && !cur.Stamp.Less(o.Stamp) && !(same && sameOK) {
-		return fmt.Errorf("stamp %v not newer than %v: %w", o.Stamp, cur.Stamp, meta.ErrStale)
+		return fmt.Errorf("stamp %v not newer: %w", o.Stamp, &meta.StaleError{Held: cur.Stamp})
 	}
 	dir := s.objDir(o.Bucket, o.Key)
 	if err := mkdirs(s.dir, dir); err != nil {

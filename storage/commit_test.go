@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"tessera/meta"
 )
@@ -66,6 +68,19 @@ func TestCommitSequences(t *testing.T) {
 				if st.want == nil {
 					win = st
 				}
+			}
+			// Stale commits of data keep their staged files for a retry.
+			kept := 0
+			for _, st := range tc.steps {
+				if st.kind == withData && st.want != nil {
+					kept += 2 // two parts each
+				}
+			}
+			if n := tmpEntries(t, s); n != kept {
+				t.Fatalf("%d staged files left, want the %d of stale commits", n, kept)
+			}
+			if _, err := s.SweepStaging(ctx, -time.Second); err != nil {
+				t.Fatal(err)
 			}
 			checkWinner(t, s, "k", *win, tc.steps)
 			checkWinner(t, reopen(t, s), "k", *win, tc.steps)
@@ -160,6 +175,7 @@ func TestConcurrentCommitsOneKey(t *testing.T) {
 	s := newStore(t)
 	const n = 16
 	var wg sync.WaitGroup
+	var stale atomic.Int64
 	for i := 1; i <= n; i++ {
 		st := stamp(int64(i), "w")
 		id := stage(t, s, payload(st))
@@ -167,7 +183,9 @@ func TestConcurrentCommitsOneKey(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			err := s.Commit(ctx, object("bkt", "hot", st, payload(st)), []string{id})
-			if err != nil && !errors.Is(err, meta.ErrStale) {
+			if errors.Is(err, meta.ErrStale) {
+				stale.Add(1)
+			} else if err != nil {
 				t.Errorf("commit %v: %v", st, err)
 			}
 		}()
@@ -185,8 +203,9 @@ func TestConcurrentCommitsOneKey(t *testing.T) {
 	if d := dataDirs(t, s, "bkt", "hot"); len(d) != 1 {
 		t.Fatalf("data dirs %v", d)
 	}
-	if tmpEntries(t, s) != 0 {
-		t.Fatalf("staging not empty")
+	// Stale commits keep their staged files for a retry above the winner.
+	if got := tmpEntries(t, s); got != int(stale.Load()) {
+		t.Fatalf("%d staged files left, want the %d of stale commits", got, stale.Load())
 	}
 }
 
@@ -245,4 +264,52 @@ func readFull(r interface{ Read([]byte) (int, error) }, p []byte) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// A commit refused as stale names the stamp it lost to and keeps its
+// staged file for the writer's retry above it, for staleKeep; after that
+// the file is removed, as no commit will take it any more.
+func TestStaleCommitKeepsStagedForRetry(t *testing.T) {
+	cases := []struct {
+		name  string
+		retry bool // the writer retries above the held stamp in time
+	}{{"retried in time", true}, {"never retried", false}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newStore(t)
+			var drops []func()
+			s.afterFunc = func(d time.Duration, f func()) {
+				if d != staleKeep {
+					t.Errorf("drop after %v, want %v", d, staleKeep)
+				}
+				drops = append(drops, f)
+			}
+			held := stamp(200, "ahead")
+			wantErr(t, "newer", put(t, s, "bkt", "k", held, []byte("newer")), nil)
+			body := []byte("retried")
+			id := stage(t, s, body)
+			err := s.Commit(ctx, object("bkt", "k", stamp(100, "behind"), body), []string{id})
+			if got, ok := meta.HeldStamp(err); !ok || got != held {
+				t.Fatalf("stale commit: %v, want a refusal naming %v", err, held)
+			}
+			if len(drops) != 1 || tmpEntries(t, s) != 1 {
+				t.Fatalf("%d drops scheduled, %d staged files: want the file kept and one drop", len(drops), tmpEntries(t, s))
+			}
+			retry := object("bkt", "k", stamp(held.Nanos+1, "behind"), body)
+			if tc.retry {
+				wantErr(t, "retry", s.Commit(ctx, retry, []string{id}), nil)
+			}
+			drops[0]() // staleKeep has passed
+			if n := tmpEntries(t, s); n != 0 {
+				t.Fatalf("%d staged files left", n)
+			}
+			if !tc.retry {
+				wantErr(t, "late retry", s.Commit(ctx, retry, []string{id}), ErrStagedNotFound)
+				return
+			}
+			if got, err := readShard(t, s, "bkt", "k", retry.Stamp, 1); err != nil || !bytes.Equal(got, body) {
+				t.Fatalf("retried version: %q, %v", got, err)
+			}
+		})
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"tessera/meta"
 )
@@ -23,6 +24,14 @@ func TestRepairCommitReplacesSameVersionOnly(t *testing.T) {
 	}
 	if err := s.Commit(ctx, object("bkt", "k", v1, good), []string{stage(t, s, good)}); !errorsIs(err, meta.ErrStale) {
 		t.Fatalf("plain commit of the same stamp: err = %v, want ErrStale", err)
+	}
+	// A writer retries a stale commit above the held stamp: its staged
+	// file stays for that, until swept.
+	if n := tmpEntries(t, s); n != 1 {
+		t.Fatalf("%d staged files after a stale commit, want its 1 kept", n)
+	}
+	if _, err := s.SweepStaging(ctx, -time.Second); err != nil {
+		t.Fatal(err)
 	}
 	if err := s.RepairCommit(ctx, object("bkt", "k", v1, good), []string{stage(t, s, good)}); err != nil {
 		t.Fatalf("repair commit: %v", err)

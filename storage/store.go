@@ -49,6 +49,8 @@ type Store struct {
 	grace  time.Duration
 	now    func() time.Time
 	reaper *reaper
+	// afterFunc runs f once d has passed (time.AfterFunc; tests step it).
+	afterFunc func(d time.Duration, f func())
 
 	closed atomic.Bool
 	// fullAt is when a write last ran out of space (unix nanos; 0: never),
@@ -74,6 +76,7 @@ func Open(dir string, cfg Config) (*Store, error) {
 		grace:      cfg.RetireGrace,
 		now:        cfg.Now,
 		reaper:     newReaper(),
+		afterFunc:  func(d time.Duration, f func()) { time.AfterFunc(d, f) },
 	}
 	if s.grace == 0 {
 		s.grace = DefaultRetireGrace

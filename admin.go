@@ -14,14 +14,25 @@ import (
 
 const adminUsage = `Usage:
   tessera admin decommission PEER   drain a storage peer, then take it off the ring
+  tessera admin scrub [--endpoint HOST:PORT] [--wait 1h]
+                                    start a scrub pass on every peer now
 
-PEER is the peer's shard API address (host:port, its --address). The
-cluster secret comes from TESSERA_CLUSTER_SECRET. The peer's data moves
-to the others while it keeps serving; once it holds nothing it leaves the
-ring and can be stopped.
+decommission: PEER is the peer's shard API address (host:port, its
+--address). The cluster secret comes from TESSERA_CLUSTER_SECRET. The
+peer's data moves to the others while it keeps serving; once it holds
+nothing it leaves the ring and can be stopped.
+
+scrub: every alive peer starts a pass now that reads and verifies every
+shard and record it holds (at its --scrub-rate); the gateways repair what
+fails. The call goes to a gateway's admin API (--endpoint, its S3
+address) with TESSERA_ACCESS_KEY and TESSERA_SECRET_KEY; --wait waits for
+every pass to finish and every finding to be repaired.
 `
 
 func runAdmin(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "scrub" {
+		return runAdminScrub(ctx, args[1:], stdout)
+	}
 	if len(args) == 0 || args[0] != "decommission" {
 		fmt.Fprint(stderr, adminUsage)
 		return flag.ErrHelp

@@ -27,6 +27,7 @@ Usage:
   tessera peer DIR --join ADDR,... a storage peer
   tessera gateway --join ADDR,...  an S3 gateway
   tessera admin decommission PEER  drain a peer (PEER: its shard API host:port)
+  tessera admin scrub              start a scrub pass on every peer now
   tessera sim [--rho 0.1,0.5 ...]  simulate the read schedulers
   tessera bench --endpoint ADDR    benchmark the read schedulers on a cluster
   tessera version                  print the version
@@ -142,6 +143,7 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.StringVar(&cfg.TLSCert, "tls-cert", "", "PEM certificate file: serve S3 over https (reloaded on change)")
 	fs.StringVar(&cfg.TLSKey, "tls-key", "", "PEM private key file for --tls-cert")
 	fs.Var(&domains, "domain", "domains for virtual-hosted-style requests, BUCKET.DOMAIN (comma-separated)")
+	registerScrub(fs, &cfg.Scrub)
 	dirs, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -187,6 +189,7 @@ func runPeer(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.StringVar(&cfg.MetricsToken, "metrics-token", "", "bearer token required by /metrics (default: open)")
 	fs.Var(timingFlag{&cfg.Timing}, "gossip-timing", "failure detection timing: lan (default) or fast (loopback, tests)")
 	registerSendLimit(fs, &cfg.SendLimit)
+	registerScrub(fs, &cfg.Scrub)
 	dirs, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err

@@ -32,6 +32,8 @@ type schedReply struct {
 func (g *gateway) adminRoutes(m *mux.Router) {
 	m.Path(AdminPrefix + "sched").Methods(http.MethodGet).Handler(adapt(g.getSched))
 	m.Path(AdminPrefix + "sched").Methods(http.MethodPut).Handler(adapt(g.putSched))
+	m.Path(AdminPrefix + "scrub").Methods(http.MethodGet).Handler(adapt(g.getScrub))
+	m.Path(AdminPrefix + "scrub").Methods(http.MethodPost).Handler(adapt(g.postScrub))
 	m.PathPrefix(AdminPrefix).Handler(adapt(notImplemented))
 }
 

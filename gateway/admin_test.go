@@ -1,15 +1,18 @@
 package gateway
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
 	"tessera/gateway/sigv4"
 	"tessera/sched"
+	"tessera/scrub"
 )
 
 type fakeAdmin struct{ policy string }
@@ -66,4 +69,40 @@ func TestAdminNeedsAuth(t *testing.T) {
 func TestAdminWithoutControl(t *testing.T) {
 	h := newAdminGateway(t, allowAll{}, nil)
 	expect(t, do(h, req{method: http.MethodGet, target: AdminPrefix + "sched"}), http.StatusNotImplemented, "NotImplemented")
+}
+
+type fakeScrubAdmin struct {
+	fakeAdmin
+	started int
+}
+
+func (a *fakeScrubAdmin) StartScrub(context.Context) ScrubReply {
+	a.started++
+	at := time.Unix(100, 0)
+	return ScrubReply{Peers: []ScrubPeer{{Peer: "p1", Accepted: &at}, {Peer: "p2", Error: "down"}}}
+}
+
+func (a *fakeScrubAdmin) ScrubStatus(context.Context) ScrubReply {
+	return ScrubReply{Peers: []ScrubPeer{{Peer: "p1", Report: &scrub.Report{Pending: 3}}}, RepairPending: 2}
+}
+
+// POST .../scrub reaches the admin (it is no S3 operation, so the S3
+// method checks must let it through); GET reports.
+func TestAdminScrub(t *testing.T) {
+	admin := &fakeScrubAdmin{}
+	h := newAdminGateway(t, allowAll{}, admin)
+	rec := do(h, req{method: http.MethodPost, target: AdminPrefix + "scrub"})
+	var got ScrubReply
+	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &got) != nil || admin.started != 1 ||
+		len(got.Peers) != 2 || got.Peers[0].Accepted == nil || got.Peers[1].Error != "down" {
+		t.Fatalf("POST: %d %s", rec.Code, rec.Body)
+	}
+	rec = do(h, req{method: http.MethodGet, target: AdminPrefix + "scrub"})
+	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &got) != nil || got.RepairPending != 2 ||
+		got.Peers[0].Report == nil || got.Peers[0].Report.Pending != 3 {
+		t.Fatalf("GET: %d %s", rec.Code, rec.Body)
+	}
+	// An admin without scrub control answers NotImplemented.
+	h = newAdminGateway(t, allowAll{}, &fakeAdmin{policy: "eta"})
+	expect(t, do(h, req{method: http.MethodPost, target: AdminPrefix + "scrub"}), http.StatusNotImplemented, "NotImplemented")
 }

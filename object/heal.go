@@ -19,11 +19,11 @@ var ErrRepairIncomplete = errors.New("repair incomplete")
 
 // RepairOptions tune one RepairObject call.
 type RepairOptions struct {
-	// Deep reads every shard file held and verifies its checksums (a
-	// scrub), instead of trusting every record that says it holds one.
-	Deep bool
 	// Suspect shards of version Stamp were reported bad (a read failed
-	// their checksums); they are verified even when Deep is off.
+	// their checksums, or their peer's scrubber found them damaged); their
+	// shard files are read and verified, and rebuilt if they fail. Other
+	// held shards are trusted: verifying every shard is the peers' deep
+	// scrub (package scrub), done where the bytes are.
 	Stamp   meta.Stamp
 	Suspect []int
 }
@@ -171,7 +171,7 @@ func (l *Layer) verifyHeld(ctx context.Context, h *heal, opts RepairOptions) err
 		}
 	}
 	for i := range o.Distribution {
-		if h.v.holders[i] == nil || !(opts.Deep || check[i]) {
+		if h.v.holders[i] == nil || !check[i] {
 			continue
 		}
 		if err := l.verifyShard(ctx, ec, o, i); err != nil {

@@ -149,14 +149,14 @@ func TestRepairRewritesCorruptShard(t *testing.T) {
 		victim.mu.Unlock()
 	}
 
-	// A light pass trusts the record; a suspect report or a deep pass
-	// reads the shard and rewrites it.
+	// A light pass trusts the record; a suspect report (a failed read or
+	// a peer's scrub finding) reads the shard and rewrites it.
 	corrupt()
 	res, err := l.RepairObject(ctx, testBucket, "rot", RepairOptions{})
 	if err != nil || len(res.Repaired) != 0 {
 		t.Fatalf("light repair: %v, rewrote %v", err, res.Repaired)
 	}
-	for _, opts := range []RepairOptions{{Stamp: o.Stamp, Suspect: []int{2}}, {Deep: true}} {
+	for _, opts := range []RepairOptions{{Stamp: o.Stamp, Suspect: []int{2}}, {Stamp: o.Stamp, Suspect: []int{0, 1, 2, 3, 4, 5}}} {
 		corrupt()
 		res, err := l.RepairObject(ctx, testBucket, "rot", opts)
 		if err != nil || len(res.Repaired) != 1 || res.Repaired[0] != 2 {

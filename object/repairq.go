@@ -26,10 +26,12 @@ type RepairQueueConfig struct {
 	ScanInterval time.Duration
 	// ScanRate caps the objects the scanner checks per second (50).
 	ScanRate float64
-	// DeepEvery makes every DeepEvery-th scanner pass a scrub that reads
-	// and verifies every shard file; 0 never scrubs.
-	DeepEvery int
-	Logger    zerolog.Logger
+	// The scanner checks records, not shard contents. Verifying shard
+	// bytes is the peers' deep scrub (package scrub): a gateway-side
+	// scrub would pull every shard over the network, once per gateway,
+	// while a peer reads only its own disk. Its findings come back here
+	// through Enqueue, as Suspect shards, like a failed read's.
+	Logger zerolog.Logger
 }
 
 func (c *RepairQueueConfig) fill() {
@@ -63,8 +65,8 @@ type RepairStats struct {
 }
 
 // RepairQueue repairs degraded objects in the background. It is fed by
-// the Layer's Config.Repair hook (degraded writes and reads) and by its
-// own scanner, which walks every object at a bounded rate. Each object is
+// the Layer's Config.Repair hook (degraded writes and reads), by the
+// peers' scrub findings (Enqueue) and by its own scanner, which walks every object at a bounded rate. Each object is
 // held once; a failed repair is retried with exponential backoff, per
 // object, never by restarting a pass. The queue is in memory: after a
 // restart the scanner finds what was lost. Safe for concurrent use.
@@ -301,9 +303,8 @@ func (q *RepairQueue) scan(ctx context.Context, l *Layer) {
 	interval := time.Duration(float64(time.Second) / q.cfg.ScanRate)
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
-	for pass := 1; ; pass++ {
-		deep := q.cfg.DeepEvery > 0 && pass%q.cfg.DeepEvery == 0
-		if err := q.scanPass(ctx, l, deep, tick.C); err != nil {
+	for {
+		if err := q.scanPass(ctx, l, tick.C); err != nil {
 			if ctx.Err() != nil {
 				return
 			}
@@ -323,7 +324,7 @@ func (q *RepairQueue) scan(ctx context.Context, l *Layer) {
 	}
 }
 
-func (q *RepairQueue) scanPass(ctx context.Context, l *Layer, deep bool, tick <-chan time.Time) error {
+func (q *RepairQueue) scanPass(ctx context.Context, l *Layer, tick <-chan time.Time) error {
 	if err := l.SyncBuckets(ctx); err != nil {
 		q.log.Debug().Err(err).Msg("buckets not on every peer yet")
 	}
@@ -344,7 +345,7 @@ func (q *RepairQueue) scanPass(ctx context.Context, l *Layer, deep bool, tick <-
 					return ctx.Err()
 				case <-tick:
 				}
-				q.scanOne(ctx, l, b.Name, o.Key, deep)
+				q.scanOne(ctx, l, b.Name, o.Key)
 			}
 			if !page.IsTruncated {
 				break
@@ -355,13 +356,13 @@ func (q *RepairQueue) scanPass(ctx context.Context, l *Layer, deep bool, tick <-
 	return nil
 }
 
-func (q *RepairQueue) scanOne(ctx context.Context, l *Layer, bucket, key string, deep bool) {
+func (q *RepairQueue) scanOne(ctx context.Context, l *Layer, bucket, key string) {
 	if q.queued(bucket, key) {
 		return // the workers own it
 	}
 	ctx, cancel := context.WithTimeout(ctx, q.cfg.Timeout)
 	defer cancel()
-	res, err := l.RepairObject(ctx, bucket, key, RepairOptions{Deep: deep})
+	res, err := l.RepairObject(ctx, bucket, key, RepairOptions{})
 	q.mu.Lock()
 	if len(res.Repaired) > 0 {
 		q.stats.Repaired++

@@ -35,6 +35,8 @@
 //	POST   /v1/repair [bucket key]  like commit; also replaces the same version
 //	POST   /v1/relabel [bucket key] body: record   new distribution, same data
 //	DELETE /v1/version [bucket key nanos writer]   drop exactly that version
+//	GET    /v1/scrub [limit]        JSON scrub.Report: the scrubber's status and findings
+//	POST   /v1/scrub                start a scrub pass now; JSON {"accepted"}
 //
 // Errors cross the wire as {"code": "...", "message": "..."} with a stable
 // code per sentinel (see codes.go); the Client returns a *RemoteError that

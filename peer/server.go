@@ -25,10 +25,13 @@ type ServerConfig struct {
 	Drain func(context.Context) error
 	// SendLimit paces shard streams (benchmarks emulating slower NICs).
 	SendLimit SendLimit
+	// Scrub, when set, serves GET and POST /v1/scrub.
+	Scrub Scrubber
 }
 
 type server struct {
 	onDrain func(context.Context) error
+	scrub   Scrubber
 	store   *storage.Store
 	auth    *verifier
 	log     zerolog.Logger
@@ -83,6 +86,11 @@ func NewServer(cfg ServerConfig) http.Handler {
 	if cfg.Drain != nil {
 		s.onDrain = cfg.Drain
 		mux.Handle("POST "+pathDrain, s.handle(s.drain))
+	}
+	if cfg.Scrub != nil {
+		s.scrub = cfg.Scrub
+		mux.Handle("GET "+pathScrub, s.handle(s.scrubReport))
+		mux.Handle("POST "+pathScrub, s.handle(s.scrubStart))
 	}
 	for _, rt := range routes {
 		mux.Handle(rt.pattern, s.handle(rt.h))

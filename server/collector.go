@@ -71,6 +71,11 @@ func (c *statusCollector) Collect(ch chan<- prometheus.Metric) {
 	if st.Ring.Epoch != nil {
 		ch <- prometheus.MustNewConstMetric(descRing, prometheus.GaugeValue, float64(*st.Ring.Epoch))
 	}
+	for _, p := range c.g.scrubPeers() {
+		if p.Report != nil {
+			collectScrub(ch, p.Peer, p.Report)
+		}
+	}
 	for job, p := range map[string]struct{ pending, done, failed *int64 }{
 		"repair":    {st.Repair.Pending, st.Repair.Done, st.Repair.Failed},
 		"rebalance": {st.Rebalance.Pending, st.Rebalance.Done, st.Rebalance.Failed},

@@ -11,6 +11,7 @@ import (
 
 	"tessera/cluster"
 	"tessera/meta"
+	"tessera/scrub"
 	"tessera/storage"
 )
 
@@ -44,6 +45,9 @@ type EmbeddedConfig struct {
 	FetchPool int
 	// ClockOffset is passed to the gateway (for tests only).
 	ClockOffset time.Duration
+	// Scrub tunes every peer's scrubber. Peers sharing one DIR share
+	// its disk, so its rate caps are split between them.
+	Scrub scrub.Config
 }
 
 // DefaultEmbeddedConfig returns the defaults of `tessera server`.
@@ -112,8 +116,10 @@ func StartEmbedded(ctx context.Context, cfg EmbeddedConfig) (*Embedded, error) {
 			Join: []string{e.gw.GossipAddr()}, Secret: []byte(creds.ClusterSecret),
 			// The peers' warnings join the gateway's on the status page.
 			Logger: cfg.Logger.Hook(e.gw.errs.For(filepath.Base(dir))),
-			Timing: cluster.FastTiming()}
+			Timing: cluster.FastTiming(), Scrub: cfg.Scrub}
 		if len(cfg.Dirs) == 1 {
+			pcfg.Scrub.BytesPerSec /= float64(len(dirs))
+			pcfg.Scrub.ObjectsPerSec /= float64(len(dirs))
 			pcfg.NewID = fmt.Sprintf("peer%d", i+1)
 		} else {
 			pcfg.lock, e.locks[i] = e.locks[i], nil // the peer owns it now

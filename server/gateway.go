@@ -46,6 +46,9 @@ type GatewayConfig struct {
 	Timing cluster.Timing
 	// Repair tunes the background repair queue and scanner.
 	Repair object.RepairQueueConfig
+	// ScrubPoll is how often the peers' scrub reports are polled
+	// (DefaultScrubPoll); the lead gateway queues their findings for repair.
+	ScrubPoll time.Duration
 	// Sched names the read scheduling policy (sched.Policies; "" is the
 	// default) and FetchPool is the fetch pool size L (0: 20).
 	Sched     string
@@ -92,6 +95,7 @@ type Gateway struct {
 	choices *choiceCounter
 	errs    *web.ErrorLog
 	obs     *observer
+	scrub   scrubWatch
 }
 
 // StartGateway joins gossip and serves S3 and the status page.

@@ -17,6 +17,7 @@ import (
 
 	"tessera/cluster"
 	"tessera/peer"
+	"tessera/scrub"
 	"tessera/storage"
 )
 
@@ -56,6 +57,9 @@ type PeerConfig struct {
 	// SendLimit paces the peer's shard streams: a shared send rate and a
 	// delay per stream, to emulate slower NICs and disks in benchmarks.
 	SendLimit peer.SendLimit
+	// Scrub tunes the background scrubber (interval and rate caps; Dir
+	// and Logger are the peer's).
+	Scrub scrub.Config
 	// lock, when set, is Dir's lock, already taken by the caller; the peer
 	// owns it from StartPeer on, whether or not the start succeeds.
 	lock *storage.DirLock
@@ -84,6 +88,8 @@ type Peer struct {
 	done       chan struct{}
 	web        *peerWeb
 	lock       *storage.DirLock
+	scrub      *scrub.Scrubber
+	stopScrub  func()
 }
 
 // StartPeer locks the peer's directory, opens its store, serves its shard
@@ -119,11 +125,18 @@ func startPeer(ctx context.Context, cfg PeerConfig) (*Peer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("peer %s: %w", id, err)
 	}
-	p := &Peer{id: id, store: store, log: log, done: make(chan struct{})}
+	p := &Peer{id: id, store: store, log: log, done: make(chan struct{}), stopScrub: func() {}}
+	scfg := cfg.Scrub
+	scfg.Dir, scfg.Logger = cfg.Dir, log
+	if p.scrub, err = scrub.New(store, scfg); err != nil {
+		store.Close()
+		return nil, fmt.Errorf("peer %s: %w", id, err)
+	}
 	if err := p.serve(cfg); err != nil {
 		store.Close()
 		return nil, err
 	}
+	p.runScrub()
 	p.node, err = cluster.Start(ctx, cluster.Config{
 		NodeID: id, Role: cluster.RolePeer, BindAddr: cfg.Bind, Join: cfg.Join,
 		Secret: cfg.Secret, Meta: p.nodeMeta(cfg.Zone, cfg.Capacity, cfg.SendLimit.Rate), Logger: cfg.Logger, Timing: cfg.Timing,
@@ -154,7 +167,7 @@ func (p *Peer) serve(cfg PeerConfig) error {
 	p.meter, p.cpu = peer.NewMeter(), cluster.NewCPUSampler()
 	p.draining.Store(fileExists(filepath.Join(cfg.Dir, drainFile)))
 	h := p.meter.Wrap(peer.NewServer(peer.ServerConfig{Store: p.store, Secret: cfg.Secret, Logger: p.log,
-		SendLimit: cfg.SendLimit, Drain: func(ctx context.Context) error { return p.drain(ctx, cfg.Dir) }}))
+		SendLimit: cfg.SendLimit, Scrub: p.scrub, Drain: func(ctx context.Context) error { return p.drain(ctx, cfg.Dir) }}))
 	p.http = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		ErrorLog: zerologStd(p.log)}
 	go func() {
@@ -224,6 +237,21 @@ func guessAdvertise(configured, listen string) string {
 	return listen
 }
 
+// runScrub runs the scrubber until shutdown, which waits for it to save
+// its state before the store closes.
+func (p *Peer) runScrub() {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		p.scrub.Run(ctx)
+	}()
+	p.stopScrub = func() { cancel(); <-done }
+}
+
+// ScrubReport is the scrubber's status, for the peer's /metrics.
+func (p *Peer) ScrubReport() scrub.Report { return p.scrub.Report(0) }
+
 // ID is the peer's stable identifier.
 func (p *Peer) ID() string { return p.id }
 
@@ -253,6 +281,7 @@ func (p *Peer) shutdown() error {
 		err = p.http.Close()
 	}
 	<-p.done
+	p.stopScrub()
 	return errors.Join(err, p.store.Close(), p.lock.Unlock())
 }
 

@@ -96,7 +96,8 @@ var (
 type peerCollector struct{ p *Peer }
 
 func (c *peerCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descPeerSent, descPeerRecv, descPeerActive, descPeerCap, descPeerFree, descPeerFull, descMembers} {
+	for _, d := range append([]*prometheus.Desc{descPeerSent, descPeerRecv, descPeerActive, descPeerCap, descPeerFree,
+		descPeerFull, descMembers}, scrubDescs...) {
 		ch <- d
 	}
 }
@@ -116,6 +117,8 @@ func (c *peerCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(descPeerFree, prometheus.GaugeValue, float64(sp.Free))
 		ch <- prometheus.MustNewConstMetric(descPeerFull, prometheus.GaugeValue, full)
 	}
+	r := p.ScrubReport()
+	collectScrub(ch, p.id, &r)
 	if p.node == nil {
 		return
 	}

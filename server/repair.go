@@ -18,6 +18,11 @@ func (g *Gateway) startRepair() {
 	g.stopBg = cancel
 	ch, unsubscribe := g.node.Subscribe()
 	done := make(chan struct{})
+	scrubbed := make(chan struct{})
+	go func() {
+		defer close(scrubbed)
+		g.watchScrub(ctx)
+	}()
 	go func() {
 		defer close(done)
 		defer unsubscribe()
@@ -53,7 +58,7 @@ func (g *Gateway) startRepair() {
 			}
 		}
 	}()
-	g.stopBg = func() { cancel(); <-done }
+	g.stopBg = func() { cancel(); <-done; <-scrubbed }
 }
 
 // writablePeers are the peers alive and not reporting a full disk.

@@ -38,6 +38,7 @@ func (g *Gateway) Status() web.Status {
 		st.Repair = web.Progress{Pending: &pending, Done: &done, Failed: &failed}
 	}
 	g.fillRebalance(&st)
+	g.fillScrub(&st)
 	if g.obs != nil {
 		t := g.obs.s3.Totals()
 		st.S3 = web.S3{Requests: t.Requests, Errors: t.ServerErrors, BytesIn: t.BytesIn, BytesOut: t.BytesOut, InFlight: t.InFlight}

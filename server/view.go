@@ -59,7 +59,11 @@ func (v *clusterView) OlderPlacements(bucket, key string, n int) [][]meta.PeerID
 	return v.node.View().OlderPlacements(bucket, key, n)
 }
 
-func (v *clusterView) Client(id meta.PeerID) (object.ShardClient, error) {
+func (v *clusterView) Client(id meta.PeerID) (object.ShardClient, error) { return v.peer(id) }
+
+// peer is the shard API client of peer id, for calls beyond
+// object.ShardClient (scrub reports).
+func (v *clusterView) peer(id meta.PeerID) (*peer.Client, error) {
 	m, ok := v.node.View().Member(id)
 	if !ok || m.APIAddr == "" {
 		return nil, fmt.Errorf("peer %s: address unknown", id)

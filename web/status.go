@@ -18,6 +18,7 @@ type Status struct {
 	S3        S3         `json:"s3"`
 	Repair    Progress   `json:"repair"`
 	Rebalance Progress   `json:"rebalance"`
+	Scrub     Scrub      `json:"scrub"`
 	Buckets   BucketScan `json:"buckets"`
 	// Errors are the most recent warn-or-worse log lines of this node,
 	// newest last. Filled by the web server from its ErrorLog.
@@ -114,6 +115,46 @@ type Progress struct {
 	Done    *int64 `json:"done"`
 	Failed  *int64 `json:"failed"`
 	Running *bool  `json:"running"`
+}
+
+// Scrub is the peers' deep scrub (every shard and record read and
+// verified), as this gateway last polled each peer, with totals.
+type Scrub struct {
+	Peers []ScrubPeer `json:"peers"`
+	// Sums over the peers of their cumulative counts.
+	ObjectsChecked int64 `json:"objects_checked"`
+	ShardsChecked  int64 `json:"shards_checked"`
+	CorruptFound   int64 `json:"corrupt_found"`
+	Repaired       int64 `json:"repaired"`
+	Pending        int64 `json:"pending"`
+}
+
+// ScrubPeer is one peer's scrubber. Times are null when they have not
+// happened (no pass finished yet; no next pass while one runs).
+type ScrubPeer struct {
+	ID    string `json:"id"`
+	Error string `json:"error,omitempty"` // the last poll failed
+	// Running: a pass is in progress, started at PassStarted (Manual:
+	// asked for with `tessera admin scrub`), with PassChecked of
+	// PassObjects objects done.
+	Running     bool       `json:"running"`
+	Manual      bool       `json:"manual"`
+	PassStarted *time.Time `json:"pass_started"`
+	PassObjects int64      `json:"pass_objects"`
+	PassChecked int64      `json:"pass_checked"`
+	// LastFinished is the end of the last complete pass; NextPass the
+	// start of the next scheduled one.
+	LastFinished *time.Time `json:"last_finished"`
+	NextPass     *time.Time `json:"next_pass"`
+	// Cumulative counts on the peer.
+	ObjectsChecked int64   `json:"objects_checked"`
+	ShardsChecked  int64   `json:"shards_checked"`
+	BytesChecked   int64   `json:"bytes_checked"`
+	CorruptFound   int64   `json:"corrupt_found"`
+	Repaired       int64   `json:"repaired"`
+	Pending        int64   `json:"pending"` // damaged copies not repaired yet
+	BytesPerSec    float64 `json:"bytes_per_second"`
+	Interval       float64 `json:"interval_seconds"`
 }
 
 // BucketScan is the latest background count of the buckets.

@@ -104,6 +104,7 @@
       tile("S3 in flight", num(st.s3.in_flight)) +
       tile("bytes in / out", bytes(st.s3.bytes_in) + " / " + bytes(st.s3.bytes_out)) +
       tile("repair pending", num(st.repair.pending)) +
+      tile("scrub corrupt / repaired", st.scrub ? num(st.scrub.corrupt_found) + " / " + num(st.scrub.repaired) : DASH) +
       tile("ring epoch", num(st.ring.epoch));
   }
 
@@ -233,6 +234,27 @@
     $("jobs-body").innerHTML = job("repair", st.repair) + job("rebalance", st.rebalance);
   }
 
+  function when(t) { return t ? new Date(t).toLocaleString() : DASH; }
+
+  function drawScrub(st) {
+    const sc = st.scrub || { peers: [] };
+    $("scrub-summary").innerHTML = kv([
+      ["objects checked", num(sc.objects_checked)], ["shards checked", num(sc.shards_checked)],
+      ["corrupt found", num(sc.corrupt_found)], ["repaired", num(sc.repaired)], ["pending", num(sc.pending)],
+    ]);
+    const peers = sc.peers || [];
+    $("scrub-peers").tBodies[0].innerHTML = peers.length ? peers.map((p) => {
+      const state = p.error ? '<span class="bad" title="' + esc(p.error) + '">unreachable</span>'
+        : p.running ? "running" + (p.manual ? " (asked)" : "") : "idle";
+      const prog = p.pass_objects ? bar(p.pass_checked / p.pass_objects) + " " + num(p.pass_checked) + " / " + num(p.pass_objects) : DASH;
+      return '<tr data-peer="' + esc(p.id) + '"><td>' + esc(p.id) + "</td><td>" + state + "</td><td>" + prog +
+        "</td><td>" + esc(when(p.pass_started)) + "</td><td>" + esc(when(p.last_finished)) + "</td><td>" + esc(when(p.next_pass)) +
+        '</td><td class="opt num">' + num(p.objects_checked) + '</td><td class="opt num">' + num(p.shards_checked) +
+        '</td><td class="num">' + (p.corrupt_found ? '<span class="bad">' + num(p.corrupt_found) + "</span>" : num(p.corrupt_found)) +
+        '</td><td class="num">' + num(p.repaired) + '</td><td class="num">' + num(p.pending) + "</td></tr>";
+    }).join("") : '<tr><td colspan="11" class="muted">no scrub report yet</td></tr>';
+  }
+
   function drawBuckets(st) {
     const b = st.buckets;
     const list = b.list || [];
@@ -253,7 +275,7 @@
 
   function draw(st) {
     $("node").textContent = st.node_id + (st.version ? " · " + st.version : "");
-    drawSummary(st); drawNodes(st); drawRing(st); drawScheduler(st); drawJobs(st); drawBuckets(st); drawErrors(st);
+    drawSummary(st); drawNodes(st); drawRing(st); drawScheduler(st); drawJobs(st); drawScrub(st); drawBuckets(st); drawErrors(st);
     const live = $("live");
     live.textContent = "updated " + new Date(st.time).toLocaleTimeString();
     live.classList.remove("stale");

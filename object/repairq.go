@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"tessera/meta"
 )
 
 // RepairQueueConfig tunes a RepairQueue. Zero fields take the defaults.
@@ -29,7 +31,11 @@ type RepairQueueConfig struct {
 	// DeepEvery makes every DeepEvery-th scanner pass a scrub that reads
 	// and verifies every shard file; 0 never scrubs.
 	DeepEvery int
-	Logger    zerolog.Logger
+	// TombstoneGrace is how old a tombstone must be before the scanner
+	// removes it from every peer (CollectTombstone); 0 means
+	// DefaultTombstoneGrace, negative keeps tombstones for good.
+	TombstoneGrace time.Duration
+	Logger         zerolog.Logger
 }
 
 func (c *RepairQueueConfig) fill() {
@@ -51,6 +57,9 @@ func (c *RepairQueueConfig) fill() {
 	if c.ScanRate <= 0 {
 		c.ScanRate = 50
 	}
+	if c.TombstoneGrace == 0 {
+		c.TombstoneGrace = DefaultTombstoneGrace
+	}
 }
 
 // RepairStats is a RepairQueue's progress.
@@ -60,14 +69,18 @@ type RepairStats struct {
 	Failed     uint64 // repair attempts that failed (and were rescheduled)
 	Dropped    uint64 // reports dropped because the queue was full
 	ScanPasses uint64 // scanner passes completed
+	Collected  uint64 // tombstones the scanner removed from every peer
 }
 
 // RepairQueue repairs degraded objects in the background. It is fed by
 // the Layer's Config.Repair hook (degraded writes and reads) and by its
-// own scanner, which walks every object at a bounded rate. Each object is
-// held once; a failed repair is retried with exponential backoff, per
-// object, never by restarting a pass. The queue is in memory: after a
-// restart the scanner finds what was lost. Safe for concurrent use.
+// own scanner, which walks every key at a bounded rate, deleted keys
+// included: a tombstone is repaired like an object, and removed once it
+// is on every peer and older than TombstoneGrace. Each object is held
+// once; a failed repair is retried with exponential backoff, per object,
+// never by restarting a pass. The queue is in memory: after a restart the
+// scanner finds what was lost, because the peers' listings it walks hold
+// every record, tombstones too. Safe for concurrent use.
 type RepairQueue struct {
 	cfg RepairQueueConfig
 	log zerolog.Logger
@@ -303,6 +316,9 @@ func (q *RepairQueue) scan(ctx context.Context, l *Layer) {
 	defer tick.Stop()
 	for pass := 1; ; pass++ {
 		deep := q.cfg.DeepEvery > 0 && pass%q.cfg.DeepEvery == 0
+		q.mu.Lock()
+		before := q.stats.Collected
+		q.mu.Unlock()
 		if err := q.scanPass(ctx, l, deep, tick.C); err != nil {
 			if ctx.Err() != nil {
 				return
@@ -311,7 +327,11 @@ func (q *RepairQueue) scan(ctx context.Context, l *Layer) {
 		} else {
 			q.mu.Lock()
 			q.stats.ScanPasses++
+			collected := q.stats.Collected - before
 			q.mu.Unlock()
+			if collected > 0 {
+				q.log.Info().Uint64("collected", collected).Msg("scan pass removed tombstones")
+			}
 		}
 		t := time.NewTimer(q.cfg.ScanInterval)
 		select {
@@ -334,33 +354,49 @@ func (q *RepairQueue) scanPass(ctx context.Context, l *Layer, deep bool, tick <-
 	for _, b := range buckets {
 		after := ""
 		for {
-			page, err := l.ListObjects(ctx, b.Name, ListOptions{After: after, MaxKeys: DefaultMaxKeys})
+			page, more, err := l.listKeys(ctx, b.Name, after, DefaultMaxKeys)
 			if err != nil {
 				return err
 			}
-			for _, o := range page.Objects {
+			for _, e := range page {
 				select {
 				case <-ctx.Done():
 					return ctx.Err()
 				case <-tick:
 				}
-				q.scanOne(ctx, l, b.Name, o.Key, deep)
+				q.scanOne(ctx, l, b.Name, e, deep)
 			}
-			if !page.IsTruncated {
+			if !more || len(page) == 0 {
 				break
 			}
-			after = page.NextAfter
+			after = page[len(page)-1].Key
 		}
 	}
 	return nil
 }
 
-func (q *RepairQueue) scanOne(ctx context.Context, l *Layer, bucket, key string, deep bool) {
+// scanOne checks one key the scanner listed: a tombstone old enough is
+// collected if it can be, and anything else is repaired.
+func (q *RepairQueue) scanOne(ctx context.Context, l *Layer, bucket string, e meta.Entry, deep bool) {
+	key := e.Key
 	if q.queued(bucket, key) {
 		return // the workers own it
 	}
 	ctx, cancel := context.WithTimeout(ctx, q.cfg.Timeout)
 	defer cancel()
+	if e.Deleted && q.cfg.TombstoneGrace > 0 {
+		done, err := l.CollectTombstone(ctx, bucket, key, time.Now().Add(-q.cfg.TombstoneGrace))
+		if done {
+			q.mu.Lock()
+			q.stats.Collected++
+			q.mu.Unlock()
+			return
+		}
+		if err != nil {
+			q.log.Debug().Str("bucket", bucket).Str("key", key).Err(err).Msg("tombstone not collected")
+		}
+		// Not collectible yet: a repair puts the tombstone where it lacks.
+	}
 	res, err := l.RepairObject(ctx, bucket, key, RepairOptions{Deep: deep})
 	q.mu.Lock()
 	if len(res.Repaired) > 0 {

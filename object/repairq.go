@@ -13,7 +13,8 @@ import (
 
 // RepairQueueConfig tunes a RepairQueue. Zero fields take the defaults.
 type RepairQueueConfig struct {
-	// Workers repair objects concurrently (2).
+	// Workers repair objects concurrently (2); the scanner checks as many
+	// keys at once, within ScanRate.
 	Workers int
 	// MinBackoff and MaxBackoff bound the wait before an object whose
 	// repair failed is retried; it doubles per failure (1 s, 1 min).
@@ -351,6 +352,11 @@ func (q *RepairQueue) scanPass(ctx context.Context, l *Layer, deep bool, tick <-
 	if err != nil {
 		return err
 	}
+	// Up to Workers keys are checked at once, so that the peers' latency,
+	// not only ScanRate, does not bound how fast a pass goes.
+	slots := make(chan struct{}, q.cfg.Workers)
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	for _, b := range buckets {
 		after := ""
 		for {
@@ -364,7 +370,15 @@ func (q *RepairQueue) scanPass(ctx context.Context, l *Layer, deep bool, tick <-
 					return ctx.Err()
 				case <-tick:
 				}
-				q.scanOne(ctx, l, b.Name, e, deep)
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case slots <- struct{}{}:
+				}
+				wg.Go(func() {
+					defer func() { <-slots }()
+					q.scanOne(ctx, l, b.Name, e, deep)
+				})
 			}
 			if !more || len(page) == 0 {
 				break

@@ -95,12 +95,14 @@ func getStatus(ctx context.Context, t *testing.T, addr string, c *procCluster, b
 
 // TestTombstonesCollected: PUT+DELETE pairs leave no record on any peer
 // once the tombstone grace period has passed, and a restarted peer reads
-// none of them. TESSERA_TOMBSTONE_PAIRS sets the number of pairs (10000).
+// none of them. TESSERA_TOMBSTONE_PAIRS sets the number of pairs: 2000 by
+// default, which takes about 45 s on a busy two-core machine; 10000 took
+// 160 s there (FAULTS.md-style figures are logged).
 func TestTombstonesCollected(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts seven tessera processes; run without -short")
 	}
-	pairs := 10000
+	pairs := 2000
 	if v := os.Getenv("TESSERA_TOMBSTONE_PAIRS"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n <= 0 {
@@ -128,7 +130,7 @@ func TestTombstonesCollected(t *testing.T) {
 	wrote := time.Since(start)
 	t.Logf("%d PUT+DELETE pairs in %.1f s (%.0f pairs/s)", pairs, wrote.Seconds(), float64(pairs)/wrote.Seconds())
 
-	deadline := time.Now().Add(grace + 5*time.Minute)
+	deadline := time.Now().Add(grace + 3*time.Minute)
 	var left []int
 	for {
 		left, _ = recordsLeft(c.peers)

@@ -62,6 +62,8 @@ func TestDeletesCompletedAfterGatewayRestart(t *testing.T) {
 		for _, i := range pr {
 			c.kill(c.peers[i])
 		}
+		// Seen dead first, so that the restart below is seen too.
+		c.waitAlive(4)
 		codes := map[int]int{}
 		for key := range set.deleted {
 			codes[getStatus(ctx, t, gw.api, c, bucket, key)]++

@@ -42,8 +42,10 @@ const DefaultTombstoneGrace = 24 * time.Hour
 //     before the delete reached a quorum and is about to commit it. With
 //     the tombstone gone such a commit would find no record to be stale
 //     against and would reinstate the old version. Those calls are bounded
-//     by request, repair and move timeouts (minutes), so a grace period
-//     far above them (DefaultTombstoneGrace, a day) outlives them all.
+//     by request and repair timeouts (minutes) and by the time one object
+//     takes to move to a new placement, so a grace period far above them
+//     (DefaultTombstoneGrace, a day) outlives them all. The stamp's clock
+//     is the deleting gateway's; skew between gateways is seconds.
 //
 // A peer outside every placement the ring still knows (one removed long
 // ago and restarted with its old disk) is not asked; a copy there can

@@ -398,8 +398,9 @@ func (q *RepairQueue) scanOne(ctx context.Context, l *Layer, bucket string, e me
 	}
 	ctx, cancel := context.WithTimeout(ctx, q.cfg.Timeout)
 	defer cancel()
-	if e.Deleted && q.cfg.TombstoneGrace > 0 {
-		done, err := l.CollectTombstone(ctx, bucket, key, time.Now().Add(-q.cfg.TombstoneGrace))
+	cutoff := time.Now().Add(-q.cfg.TombstoneGrace)
+	if e.Deleted && q.cfg.TombstoneGrace > 0 && time.Unix(0, e.Stamp.Nanos).Before(cutoff) {
+		done, err := l.CollectTombstone(ctx, bucket, key, cutoff)
 		if done {
 			q.mu.Lock()
 			q.stats.Collected++

@@ -17,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"tessera/meta"
+	"tessera/object"
 	"tessera/server"
 )
 
@@ -230,6 +231,9 @@ func runGateway(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.Var(&join, "join", "gossip addresses of existing nodes (comma-separated)")
 	fs.DurationVar(&cfg.Repair.ScanInterval, "scan-interval", cfg.Repair.ScanInterval, "pause between repair scanner passes over every object (0 disables)")
 	fs.Float64Var(&cfg.Repair.ScanRate, "scan-rate", 50, "objects per second the repair scanner checks")
+	fs.IntVar(&cfg.Repair.Workers, "repair-workers", 2, "objects repaired, and keys the scanner checks, at once")
+	fs.DurationVar(&cfg.Repair.TombstoneGrace, "tombstone-grace", object.DefaultTombstoneGrace,
+		"age after which the scanner removes a delete's tombstone from every peer, once all hold it (negative keeps them)")
 	fs.Var(timingFlag{&cfg.Timing}, "gossip-timing", "failure detection timing: lan (default) or fast (loopback, tests)")
 	fs.Var(codeFlag{&cfg.Code}, "ec", "default erasure code K+M")
 	fs.Var(classes, "storage-class", "extra storage class NAME=K+M (repeatable)")

@@ -47,7 +47,12 @@
 //
 // Degraded writes and reads report to Config.Repair; RepairQueue holds
 // those reports (in memory, one entry per object, per-object exponential
-// backoff) and a rate-limited scanner walks every object as a backstop.
+// backoff) and a rate-limited scanner walks every key as a backstop,
+// deleted keys included, so what the queue lost in a restart is found
+// again. Tombstones are repaired like objects; CollectTombstone removes
+// one from every peer once no peer the key may live on (current and older
+// layouts) holds anything but it and the grace period (a day by default)
+// has outlived any write or repair still carrying an older version.
 // RepairObject rebuilds the shards a peer lacks, holds stale or holds
 // damaged, from k good ones, and commits them with the version's own
 // stamp through RepairCommitter; a peer holding a newer version is never

@@ -320,6 +320,34 @@ func (p *fakePeer) Commit(ctx context.Context, o *meta.Object, staged []string) 
 	return nil
 }
 
+// DropVersion removes the key's record and shard files if the peer holds
+// exactly version st, as storage.Store does.
+func (p *fakePeer) DropVersion(ctx context.Context, bucket, key string, st meta.Stamp) error {
+	if _, err := p.enterWrite(ctx); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	o := p.held(bucket, key)
+	switch {
+	case o == nil:
+		return fmt.Errorf("%s: drop: %w", p.id, meta.ErrNotFound)
+	case o.Stamp != st:
+		return fmt.Errorf("%s: drop %v: holds %v: %w", p.id, st, o.Stamp, meta.ErrStale)
+	}
+	for _, pt := range partsOf(o) {
+		delete(p.shards, shardKey(bucket, key, o.Stamp, pt.Number))
+	}
+	k := objKey(bucket, key)
+	delete(p.records, k)
+	delete(p.entries, k)
+	ks := p.keys[bucket]
+	if i := sort.SearchStrings(ks, key); i < len(ks) && ks[i] == key {
+		p.keys[bucket] = append(ks[:i], ks[i+1:]...)
+	}
+	return nil
+}
+
 func (p *fakePeer) ReadMeta(ctx context.Context, bucket, key string) (*meta.Object, error) {
 	f, err := p.enter(ctx)
 	if err != nil {

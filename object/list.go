@@ -93,6 +93,8 @@ type merger struct {
 	// skip is the last common prefix reached: every key under it is
 	// folded into it and dropped.
 	skip string
+	// deleted also yields keys whose newest record is a tombstone.
+	deleted bool
 }
 
 // cursor is one peer's position in its listing.
@@ -128,7 +130,7 @@ func (m *merger) next(ctx context.Context) (e meta.Entry, prefix string, ok bool
 		if err != nil || !ok {
 			return meta.Entry{}, "", false, err
 		}
-		if e.Deleted || e.Key <= m.after || (m.skip != "" && strings.HasPrefix(e.Key, m.skip)) {
+		if (e.Deleted && !m.deleted) || e.Key <= m.after || (m.skip != "" && strings.HasPrefix(e.Key, m.skip)) {
 			continue
 		}
 		if cp := m.commonPrefix(e.Key); cp != "" {
@@ -180,6 +182,30 @@ func (m *merger) pop(ctx context.Context) (meta.Entry, bool, error) {
 		}
 	}
 	return out, true, nil
+}
+
+// listKeys returns up to limit keys of bucket after after, in key order,
+// with the newest entry any peer holds, tombstones included: the repair
+// scanner's walk, which must reach deleted keys too, since a delete made
+// while peers were down is completed the way an object is repaired.
+// more reports that keys may follow the last one returned.
+func (l *Layer) listKeys(ctx context.Context, bucket, after string, limit int) (es []meta.Entry, more bool, err error) {
+	if err := l.requireBucket(ctx, bucket); err != nil {
+		return nil, false, fmt.Errorf("list %s: %w", bucket, err)
+	}
+	m := l.newMerger(bucket, ListOptions{After: after}, limit)
+	m.deleted = true
+	for len(es) < limit {
+		e, _, ok, err := m.next(ctx)
+		if err != nil {
+			return nil, false, fmt.Errorf("list %s: %w", bucket, err)
+		}
+		if !ok {
+			return es, false, nil
+		}
+		es = append(es, e)
+	}
+	return es, true, nil
 }
 
 // refill fetches the next batch for every live cursor that ran dry, in

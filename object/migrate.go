@@ -15,7 +15,15 @@ type Mover interface {
 	// Relabel rewrites the record of the version the peer holds (same
 	// stamp and shard) with another distribution, keeping its data.
 	Relabel(ctx context.Context, o *meta.Object) error
-	// DropVersion removes the peer's copy of exactly version st.
+	Dropper
+}
+
+// Dropper is implemented by shard clients that can remove one version's
+// record and data: a peer leaving an object's placement, or a tombstone
+// being collected (CollectTombstone).
+type Dropper interface {
+	// DropVersion removes the peer's copy of exactly version st; a newer
+	// copy stays (meta.ErrStale), no copy is meta.ErrNotFound.
 	DropVersion(ctx context.Context, bucket, key string, st meta.Stamp) error
 }
 

@@ -7,11 +7,14 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"tessera/meta"
 )
 
 // RepairQueueConfig tunes a RepairQueue. Zero fields take the defaults.
 type RepairQueueConfig struct {
-	// Workers repair objects concurrently (2).
+	// Workers repair objects concurrently (2); the scanner checks as many
+	// keys at once, within ScanRate.
 	Workers int
 	// MinBackoff and MaxBackoff bound the wait before an object whose
 	// repair failed is retried; it doubles per failure (1 s, 1 min).
@@ -31,7 +34,12 @@ type RepairQueueConfig struct {
 	// scrub would pull every shard over the network, once per gateway,
 	// while a peer reads only its own disk. Its findings come back here
 	// through Enqueue, as Suspect shards, like a failed read's.
-	Logger zerolog.Logger
+	//
+	// TombstoneGrace is how old a tombstone must be before the scanner
+	// removes it from every peer (CollectTombstone); 0 means
+	// DefaultTombstoneGrace, negative keeps tombstones for good.
+	TombstoneGrace time.Duration
+	Logger         zerolog.Logger
 }
 
 func (c *RepairQueueConfig) fill() {
@@ -53,6 +61,9 @@ func (c *RepairQueueConfig) fill() {
 	if c.ScanRate <= 0 {
 		c.ScanRate = 50
 	}
+	if c.TombstoneGrace == 0 {
+		c.TombstoneGrace = DefaultTombstoneGrace
+	}
 }
 
 // RepairStats is a RepairQueue's progress.
@@ -62,14 +73,19 @@ type RepairStats struct {
 	Failed     uint64 // repair attempts that failed (and were rescheduled)
 	Dropped    uint64 // reports dropped because the queue was full
 	ScanPasses uint64 // scanner passes completed
+	Collected  uint64 // tombstones the scanner removed from every peer
 }
 
 // RepairQueue repairs degraded objects in the background. It is fed by
 // the Layer's Config.Repair hook (degraded writes and reads), by the
-// peers' scrub findings (Enqueue) and by its own scanner, which walks every object at a bounded rate. Each object is
-// held once; a failed repair is retried with exponential backoff, per
-// object, never by restarting a pass. The queue is in memory: after a
-// restart the scanner finds what was lost. Safe for concurrent use.
+// peers' scrub findings (Enqueue) and by its own scanner, which walks
+// every key at a bounded rate, deleted keys included: a tombstone is
+// repaired like an object, and removed once it is on every peer and older
+// than TombstoneGrace. Each object is held once; a failed repair is
+// retried with exponential backoff, per object, never by restarting a
+// pass. The queue is in memory: after a restart the scanner finds what
+// was lost, because the peers' listings it walks hold every record,
+// tombstones too. Safe for concurrent use.
 type RepairQueue struct {
 	cfg RepairQueueConfig
 	log zerolog.Logger
@@ -304,6 +320,9 @@ func (q *RepairQueue) scan(ctx context.Context, l *Layer) {
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for {
+		q.mu.Lock()
+		before := q.stats.Collected
+		q.mu.Unlock()
 		if err := q.scanPass(ctx, l, tick.C); err != nil {
 			if ctx.Err() != nil {
 				return
@@ -312,7 +331,11 @@ func (q *RepairQueue) scan(ctx context.Context, l *Layer) {
 		} else {
 			q.mu.Lock()
 			q.stats.ScanPasses++
+			collected := q.stats.Collected - before
 			q.mu.Unlock()
+			if collected > 0 {
+				q.log.Info().Uint64("collected", collected).Msg("scan pass removed tombstones")
+			}
 		}
 		t := time.NewTimer(q.cfg.ScanInterval)
 		select {
@@ -332,36 +355,66 @@ func (q *RepairQueue) scanPass(ctx context.Context, l *Layer, tick <-chan time.T
 	if err != nil {
 		return err
 	}
+	// Up to Workers keys are checked at once, so that the peers' latency,
+	// not only ScanRate, does not bound how fast a pass goes.
+	slots := make(chan struct{}, q.cfg.Workers)
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	for _, b := range buckets {
 		after := ""
 		for {
-			page, err := l.ListObjects(ctx, b.Name, ListOptions{After: after, MaxKeys: DefaultMaxKeys})
+			page, more, err := l.listKeys(ctx, b.Name, after, DefaultMaxKeys)
 			if err != nil {
 				return err
 			}
-			for _, o := range page.Objects {
+			for _, e := range page {
 				select {
 				case <-ctx.Done():
 					return ctx.Err()
 				case <-tick:
 				}
-				q.scanOne(ctx, l, b.Name, o.Key)
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case slots <- struct{}{}:
+				}
+				wg.Go(func() {
+					defer func() { <-slots }()
+					q.scanOne(ctx, l, b.Name, e)
+				})
 			}
-			if !page.IsTruncated {
+			if !more || len(page) == 0 {
 				break
 			}
-			after = page.NextAfter
+			after = page[len(page)-1].Key
 		}
 	}
 	return nil
 }
 
-func (q *RepairQueue) scanOne(ctx context.Context, l *Layer, bucket, key string) {
+// scanOne checks one key the scanner listed: a tombstone old enough is
+// collected if it can be, and anything else is repaired.
+func (q *RepairQueue) scanOne(ctx context.Context, l *Layer, bucket string, e meta.Entry) {
+	key := e.Key
 	if q.queued(bucket, key) {
 		return // the workers own it
 	}
 	ctx, cancel := context.WithTimeout(ctx, q.cfg.Timeout)
 	defer cancel()
+	cutoff := time.Now().Add(-q.cfg.TombstoneGrace)
+	if e.Deleted && q.cfg.TombstoneGrace > 0 && time.Unix(0, e.Stamp.Nanos).Before(cutoff) {
+		done, err := l.CollectTombstone(ctx, bucket, key, cutoff)
+		if done {
+			q.mu.Lock()
+			q.stats.Collected++
+			q.mu.Unlock()
+			return
+		}
+		if err != nil {
+			q.log.Debug().Str("bucket", bucket).Str("key", key).Err(err).Msg("tombstone not collected")
+		}
+		// Not collectible yet: a repair puts the tombstone where it lacks.
+	}
 	res, err := l.RepairObject(ctx, bucket, key, RepairOptions{})
 	q.mu.Lock()
 	if len(res.Repaired) > 0 {

@@ -47,7 +47,10 @@
 // key, tombstones included), built on Open by reading every record and kept
 // current by commits; List serves from it. Records that fail their checksum
 // are logged and left out: to the rest of the system a corrupt copy is a
-// missing copy.
+// missing copy. Tombstones are listed so that the gateways' scanner can
+// complete deletes that missed a peer; once a delete is complete and old
+// enough, the scanner removes its tombstone with DropVersion, which takes
+// the whole object dir, so a collected key is no longer read on Open.
 //
 // # Faults
 //

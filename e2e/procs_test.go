@@ -44,7 +44,8 @@ type proc struct {
 	web  string
 	bind string
 	log  string
-	uid  uint32 // run as this user when non-zero (to single it out in iptables rules)
+	uid  uint32   // run as this user when non-zero (to single it out in iptables rules)
+	env  []string // added to the cluster's environment (a scenario's per-process settings)
 
 	mu      sync.Mutex
 	cmd     *exec.Cmd
@@ -105,8 +106,18 @@ func newProcCluster(t testing.TB) *procCluster {
 	return c
 }
 
-// startGateway starts a gateway joining join (none: the first node).
+// startGateway starts a gateway joining the first one (none: it is the
+// first node).
 func (c *procCluster) startGateway(extra ...string) *proc {
+	c.t.Helper()
+	p := c.newGateway(extra...)
+	c.start(p)
+	return p
+}
+
+// newGateway is startGateway without the start, so the caller can adjust
+// p first (its environment, say).
+func (c *procCluster) newGateway(extra ...string) *proc {
 	c.t.Helper()
 	p := &proc{name: fmt.Sprintf("gateway%d", len(c.gws)+1), api: freeAddr(c.t), web: freeAddr(c.t), bind: freeAddr(c.t),
 		members: map[string]string{}, ids: map[string]bool{}}
@@ -118,7 +129,6 @@ func (c *procCluster) startGateway(extra ...string) *proc {
 	p.args = append(p.args, extra...)
 	p.log = filepath.Join(c.root, p.name+".log")
 	c.gws = append(c.gws, p)
-	c.start(p)
 	return p
 }
 
@@ -144,7 +154,7 @@ func (c *procCluster) start(p *proc) {
 		c.t.Fatal(err)
 	}
 	cmd := exec.Command(c.bin, p.args...)
-	cmd.Env = c.env
+	cmd.Env = append(append([]string(nil), c.env...), p.env...)
 	if p.uid != 0 {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: p.uid, Gid: p.uid}}
 	}

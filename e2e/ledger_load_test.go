@@ -190,9 +190,12 @@ func (ld *load) done(start time.Time, key string, state keyState, op string, err
 	ld.mu.Lock()
 	ld.samples = append(ld.samples, sample{at: start, took: time.Since(start), o: o})
 	ld.mu.Unlock()
-	if o == refused && minio.ToErrorResponse(err).StatusCode != 0 {
+	switch {
+	case o == refused && minio.ToErrorResponse(err).StatusCode != 0:
 		ld.rejected.Add(1)
-		ld.note("%s %s: %v", op, key, err)
+		ld.note("%s %s refused: %v", op, key, err)
+	case o == unknown:
+		ld.note("%s %s outcome unknown: %v", op, key, err)
 	}
 	return o
 }
@@ -265,6 +268,9 @@ func (ld *load) report(t testing.TB) {
 	ack, ref, unk := ld.l.counts()
 	t.Logf("ledger: %d keys, %d writes acknowledged, %d unknown, %d refused; reads during the run: %s",
 		len(ld.l.keys), ack, unk, ref, &ld.reads)
+	for _, f := range ld.first {
+		t.Log("  " + f)
+	}
 	if len(ld.cores) > 1 {
 		t.Logf("sequential writes through alternating gateways, read back through the other: %s", &ld.order)
 	}

@@ -218,3 +218,19 @@ func TestFaultPartitionPeer(t *testing.T) {
 		}
 	})
 }
+
+// TestFaultKillFirstGateway is TestFaultKillGateway with the first
+// gateway killed: the one every other node joined through, which comes
+// back with no node to join and must be found by the others.
+//
+//	go test ./e2e -run TestFaultKillFirstGateway -count=1 -v
+func TestFaultKillFirstGateway(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts eight tessera processes; run without -short")
+	}
+	runFault(t, defaultSpec(t, 2), func(fr *faultRun) func() {
+		g := fr.c.gws[0]
+		fr.c.kill(g)
+		return func() { fr.restartGateway(g) }
+	})
+}

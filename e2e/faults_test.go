@@ -90,7 +90,7 @@ func bootFault(t *testing.T, spec faultSpec) *faultRun {
 // valid request refused.
 func runFault(t *testing.T, spec faultSpec, inject func(fr *faultRun) (heal func())) {
 	fr := bootFault(t, spec)
-	ld := startLoad(t, fr.bucket, fr.cores, spec.workers, spec.keysPer)
+	ld := startLoad(fr.bucket, fr.cores, spec.workers, spec.keysPer)
 	time.Sleep(spec.before)
 	ld.mark("fault")
 	heal := inject(fr)

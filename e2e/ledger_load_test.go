@@ -30,7 +30,6 @@ var loadSizes = []int{1 << 10, 48 << 10, 300 << 10, 1<<20 + 333}
 // through every gateway, recording each write in a ledger, until stopped.
 // Each key belongs to one worker, so its operations never overlap.
 type load struct {
-	t        testing.TB
 	bucket   string
 	l        *ledger
 	cores    []*minio.Core
@@ -79,8 +78,8 @@ func noRetryCores(t testing.TB, access, secret string, addrs ...string) []*minio
 // startLoad starts workers goroutines, each on keysPer keys of its own,
 // plus, with two gateways or more, one sequential writer alternating
 // between them.
-func startLoad(t testing.TB, bucket string, cores []*minio.Core, workers, keysPer int) *load {
-	ld := &load{t: t, bucket: bucket, l: newLedger(), cores: cores, stop: make(chan struct{})}
+func startLoad(bucket string, cores []*minio.Core, workers, keysPer int) *load {
+	ld := &load{bucket: bucket, l: newLedger(), cores: cores, stop: make(chan struct{})}
 	ld.mark("before")
 	for w := range workers {
 		keys := make([]string, keysPer)

@@ -237,32 +237,49 @@ func getState(ctx context.Context, core *minio.Core, bucket, key string) (keySta
 	return contentState(b), nil
 }
 
-// report logs, for each phase between marks, the writes done, their rate
-// and latency, and how many were ambiguous.
-func (ld *load) report(t testing.TB) {
+// phaseStat is what the load did between two marks.
+type phaseStat struct {
+	name     string
+	secs     float64
+	took     []time.Duration // of acknowledged writes
+	unk, ref int
+}
+
+func (p phaseStat) rate() float64 { return float64(len(p.took)) / p.secs }
+
+// phases splits the writes by the phase they started in.
+func (ld *load) phases() []phaseStat {
 	ld.mu.Lock()
 	defer ld.mu.Unlock()
+	var out []phaseStat
 	for i := 0; i+1 < len(ld.marks); i++ {
 		from, to := ld.marks[i].at, ld.marks[i+1].at
-		var took []time.Duration
-		var unk, ref int
+		p := phaseStat{name: ld.marks[i].name, secs: to.Sub(from).Seconds()}
 		for _, s := range ld.samples {
 			if s.at.Before(from) || !s.at.Before(to) {
 				continue
 			}
 			switch s.o {
 			case acked:
-				took = append(took, s.took)
+				p.took = append(p.took, s.took)
 			case unknown:
-				unk++
+				p.unk++
 			case refused:
-				ref++
+				p.ref++
 			}
 		}
-		secs := to.Sub(from).Seconds()
+		out = append(out, p)
+	}
+	return out
+}
+
+// report logs, for each phase between marks, the writes done, their rate
+// and latency, and how many were ambiguous.
+func (ld *load) report(t testing.TB) {
+	for _, p := range ld.phases() {
 		t.Logf("phase %-8s %5.1f s: %4d acknowledged writes (%5.1f/s), p50 %s, p99 %s, max %s; %d unknown, %d refused",
-			ld.marks[i].name, secs, len(took), float64(len(took))/secs,
-			quantile(took, 0.5), quantile(took, 0.99), quantile(took, 1), unk, ref)
+			p.name, p.secs, len(p.took), p.rate(),
+			quantile(p.took, 0.5), quantile(p.took, 0.99), quantile(p.took, 1), p.unk, p.ref)
 	}
 	ack, ref, unk := ld.l.counts()
 	t.Logf("ledger: %d keys, %d writes acknowledged, %d unknown, %d refused; reads during the run: %s",

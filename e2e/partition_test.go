@@ -139,10 +139,14 @@ func allAlive(nodes []*proc, peers, gateways int) (bool, string) {
 	return true, ""
 }
 
-// soakDuration is TESSERA_SOAK_<name> as a duration, else def.
+// soakDuration is TESSERA_SOAK_<name> as a duration, else def (three
+// times def in soak mode, TESSERA_SOAK set).
 func soakDuration(t testing.TB, name string, def time.Duration) time.Duration {
 	t.Helper()
 	v := os.Getenv("TESSERA_SOAK_" + name)
+	if v == "" && os.Getenv("TESSERA_SOAK") != "" {
+		return 3 * def
+	}
 	if v == "" {
 		return def
 	}
@@ -154,7 +158,7 @@ func soakDuration(t testing.TB, name string, def time.Duration) time.Duration {
 }
 
 // TestPartitionHeals cuts one of six peer processes off for a while
-// (TESSERA_SOAK_PARTITION, default 20 s; the figure is 60 s) with
+// (TESSERA_SOAK_PARTITION, default 20 s, 60 s with TESSERA_SOAK) with
 // writes going on, heals the partition, and requires every node to see
 // every other alive within 15 s, then every acknowledged write to read
 // back byte-exact.

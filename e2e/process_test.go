@@ -60,6 +60,13 @@ func startProcess(t *testing.T, args ...string) *process {
 // startProcessIn is startProcess on a given data directory.
 func startProcessIn(t *testing.T, dir string, args ...string) *process {
 	t.Helper()
+	return startProcessLog(t, dir, os.Stderr, args...)
+}
+
+// startProcessLog is startProcessIn with the server's log written to
+// stderr.
+func startProcessLog(t *testing.T, dir string, stderr io.Writer, args ...string) *process {
+	t.Helper()
 	bin := tesseraBinary(t)
 	all := append([]string{"server", dir, "--address", "127.0.0.1:0", "--web-address", "127.0.0.1:0", "--log-level", "warn"}, args...)
 	cmd := exec.Command(bin, all...)
@@ -68,7 +75,7 @@ func startProcessIn(t *testing.T, dir string, args ...string) *process {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stderr = os.Stderr
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -45,7 +45,7 @@ type proc struct {
 	bind string
 	log  string
 	uid  uint32   // run as this user when non-zero (to single it out in iptables rules)
-	env  []string // added to the cluster's environment
+	env  []string // added to the cluster's environment (a scenario's per-process settings)
 
 	mu      sync.Mutex
 	cmd     *exec.Cmd
@@ -106,17 +106,30 @@ func newProcCluster(t testing.TB) *procCluster {
 	return c
 }
 
-// startGateway starts a gateway joining join (none: the first node).
+// startGateway starts a gateway joining the first one (none: it is the
+// first node).
 func (c *procCluster) startGateway(extra ...string) *proc {
 	c.t.Helper()
-	return c.startGatewayEnv(nil, extra...)
+	p := c.newGateway(extra...)
+	c.start(p)
+	return p
 }
 
 // startGatewayEnv is startGateway with env added to its environment.
 func (c *procCluster) startGatewayEnv(env []string, extra ...string) *proc {
 	c.t.Helper()
+	p := c.newGateway(extra...)
+	p.env = env
+	c.start(p)
+	return p
+}
+
+// newGateway is startGateway without the start, so the caller can adjust
+// p first (its environment, say).
+func (c *procCluster) newGateway(extra ...string) *proc {
+	c.t.Helper()
 	p := &proc{name: fmt.Sprintf("gateway%d", len(c.gws)+1), api: freeAddr(c.t), web: freeAddr(c.t), bind: freeAddr(c.t),
-		members: map[string]string{}, ids: map[string]bool{}, env: env}
+		members: map[string]string{}, ids: map[string]bool{}}
 	p.args = []string{"gateway", "--address", p.api, "--web-address", p.web, "--bind", p.bind,
 		"--gossip-timing", "lan", "--scan-interval", "1s", "--scan-rate", "400", "--log-format", "json", "--log-level", "info"}
 	if len(c.gws) > 0 {
@@ -125,7 +138,6 @@ func (c *procCluster) startGatewayEnv(env []string, extra ...string) *proc {
 	p.args = append(p.args, extra...)
 	p.log = filepath.Join(c.root, p.name+".log")
 	c.gws = append(c.gws, p)
-	c.start(p)
 	return p
 }
 

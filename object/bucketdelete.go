@@ -54,11 +54,19 @@ func (l *Layer) DeleteBucket(ctx context.Context, bucket string) error {
 // abortBucketUploads aborts every upload any peer holds in bucket, even
 // one too few peers hold to be listed. It needs a majority of peers to
 // list, so an upload is missed only when most of the ring is unreachable,
-// and then the delete stops before any peer drops the bucket. An upload
-// already gone is fine; any other failure stops the delete too.
+// and then the delete stops before any peer drops the bucket. A peer that
+// no longer has the bucket (a delete running beside this one dropped it
+// there) holds none of its uploads and counts toward that majority;
+// ErrBucketNotFound when most peers say so. An upload already gone is
+// fine; any other failure stops the delete too.
 func (l *Layer) abortBucketUploads(ctx context.Context, bucket string) error {
-	byID, t, err := l.uploadCopies(ctx, bucket, "")
-	if need := majority(len(l.cfg.Cluster.Peers())); err != nil || t.ok < need {
+	byID, t, _ := l.uploadCopies(ctx, bucket, "")
+	need := majority(len(l.cfg.Cluster.Peers()))
+	gone := t.count(meta.ErrBucketNotFound)
+	if gone >= need {
+		return fmt.Errorf("abort uploads: %w", ErrBucketNotFound)
+	}
+	if t.ok+gone < need {
 		return fmt.Errorf("abort uploads: %w", t.quorumError("list uploads", need))
 	}
 	ids := make([]string, 0, len(byID))

@@ -159,3 +159,36 @@ func TestDeleteBucketNeedsListingMajority(t *testing.T) {
 		t.Fatalf("%d uploads listed after the refused delete, want 1", n)
 	}
 }
+
+// TestDeleteBucketBesideAnotherDelete: a delete that finds the bucket,
+// then finds it already dropped on some peers (another delete got there
+// first), goes on and succeeds, and one that finds it dropped on most
+// peers answers ErrBucketNotFound: neither is a quorum failure.
+func TestDeleteBucketBesideAnotherDelete(t *testing.T) {
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name    string
+		dropped int
+		want    error
+	}{
+		{"dropped on three of six", 3, nil},
+		{"dropped on four of six", 4, ErrBucketNotFound},
+		{"dropped everywhere", 6, ErrBucketNotFound},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			l, fc := newTestLayer(t)
+			for _, id := range fc.ids[:tt.dropped] {
+				if err := fc.peers[id].DeleteBucket(ctx, testBucket); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err := l.abortBucketUploads(ctx, testBucket)
+			if tt.want == nil && err != nil {
+				t.Fatalf("abort uploads: %v, want success", err)
+			}
+			if tt.want != nil {
+				wantErr(t, err, tt.want)
+			}
+		})
+	}
+}

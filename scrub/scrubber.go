@@ -163,14 +163,7 @@ func (s *Scrubber) wait(ctx context.Context, d time.Duration) error {
 	if s.cfg.sleep != nil {
 		return s.cfg.sleep(ctx, d)
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return sleepCtx(ctx, d)
 }
 
 // pause is a pacing wait between objects: Start ends it with errRestart,

@@ -45,6 +45,11 @@ type faultSpec struct {
 	// at most maxP99.
 	minRate float64
 	maxP99  time.Duration
+	// minSeqAcked, unchecked when zero: the least share of the sequential
+	// writer's writes each gateway must acknowledge. An unacknowledged
+	// write proves nothing about order, so a gateway that refuses every
+	// write it would misorder must fail the scenario too.
+	minSeqAcked float64
 }
 
 // defaultSpec is the CI size, scaled by soakFactor.
@@ -114,6 +119,7 @@ func runFault(t *testing.T, spec faultSpec, inject func(fr *faultRun) (heal func
 	if spec.gateways > 1 {
 		requireConsistent(t, "sequential writes read through the other gateway", &ld.order)
 	}
+	checkSeqAcked(t, spec, ld.seq)
 	if n := ld.rejected.Load(); n > 0 {
 		t.Errorf("%d valid requests refused with a 4xx", n)
 	}
@@ -134,6 +140,18 @@ func checkLatency(t *testing.T, spec faultSpec, phases []phaseStat) {
 	}
 	if p99 := quantile(during.took, 0.99); spec.maxP99 > 0 && p99 > spec.maxP99 {
 		t.Errorf("p99 of writes during the fault %v, above %v", p99, spec.maxP99)
+	}
+}
+
+// checkSeqAcked holds every gateway to the spec's share of acknowledged
+// sequential writes.
+func checkSeqAcked(t *testing.T, spec faultSpec, seq []seqCount) {
+	t.Helper()
+	for i := range seq {
+		sent, acked := seq[i].sent.Load(), seq[i].acked.Load()
+		if float64(acked) < spec.minSeqAcked*float64(sent) {
+			t.Errorf("gateway %d acknowledged %d of %d sequential writes, below %.0f%%", i, acked, sent, 100*spec.minSeqAcked)
+		}
 	}
 }
 
@@ -185,18 +203,42 @@ func TestFaultKillPeers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts seven tessera processes; run without -short")
 	}
-	runFault(t, defaultSpec(t, 1), func(fr *faultRun) func() {
-		victims := []*proc{fr.c.peers[1], fr.c.peers[4]}
+	runFault(t, defaultSpec(t, 1), killTwoPeers)
+}
+
+// killTwoPeers kills two of the six peers with SIGKILL; the heal starts
+// them again on their directories and waits until they are alive.
+func killTwoPeers(fr *faultRun) func() {
+	victims := []*proc{fr.c.peers[1], fr.c.peers[4]}
+	for _, p := range victims {
+		fr.c.kill(p)
+	}
+	return func() {
 		for _, p := range victims {
-			fr.c.kill(p)
+			fr.c.start(p)
 		}
-		return func() {
-			for _, p := range victims {
-				fr.c.start(p)
-			}
-			fr.c.waitAlive(6)
-		}
-	})
+		fr.c.waitAlive(6)
+	}
+}
+
+// TestFaultClockSkew is TestFaultKillPeers with two gateways whose clocks
+// are 60 s apart (TESSERA_CLOCK_OFFSET=+30s and -30s), every worker
+// alternating between them and one writer writing one key through each
+// in turn, so each write through the gateway behind follows one stamped
+// 60 s ahead of its clock. Every sequential write must read back through
+// the other gateway, and nine in ten of them through each gateway must be
+// acknowledged: the clock behind may cost a write a second commit, not
+// its acknowledgement.
+//
+//	go test ./e2e -run TestFaultClockSkew -count=1 -v
+func TestFaultClockSkew(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts eight tessera processes; run without -short")
+	}
+	spec := defaultSpec(t, 2)
+	spec.gatewayEnv = map[int][]string{0: {"TESSERA_CLOCK_OFFSET=+30s"}, 1: {"TESSERA_CLOCK_OFFSET=-30s"}}
+	spec.minSeqAcked = 0.9
+	runFault(t, spec, killTwoPeers)
 }
 
 // TestFaultKillGateway: two gateways, every worker alternating between

@@ -36,6 +36,7 @@ type load struct {
 	reads    tally        // GETs during the run, judged against the ledger
 	order    tally        // sequential writes read back through another gateway
 	rejected atomic.Int64 // 4xx answers to valid requests
+	seq      []seqCount   // per gateway, the sequential writer's writes
 	firstMu  sync.Mutex
 	first    []string
 
@@ -46,6 +47,10 @@ type load struct {
 	stop chan struct{}
 	wg   sync.WaitGroup
 }
+
+// seqCount is how many sequential writes went to one gateway and how
+// many it acknowledged.
+type seqCount struct{ sent, acked atomic.Int64 }
 
 type sample struct {
 	at   time.Time
@@ -79,7 +84,7 @@ func noRetryCores(t testing.TB, access, secret string, addrs ...string) []*minio
 // plus, with two gateways or more, one sequential writer alternating
 // between them.
 func startLoad(bucket string, cores []*minio.Core, workers, keysPer int) *load {
-	ld := &load{bucket: bucket, l: newLedger(), cores: cores, stop: make(chan struct{})}
+	ld := &load{bucket: bucket, l: newLedger(), cores: cores, seq: make([]seqCount, len(cores)), stop: make(chan struct{})}
 	ld.mark("before")
 	for w := range workers {
 		keys := make([]string, keysPer)
@@ -143,7 +148,9 @@ func (ld *load) sequential(key string) {
 	defer ld.wg.Done()
 	for i := 0; !ld.stopped(); i++ {
 		gw := i % len(ld.cores)
+		ld.seq[gw].sent.Add(1)
 		if ld.put(gw, key, fmt.Appendf(nil, "seq-%08d", i)) == acked {
+			ld.seq[gw].acked.Add(1)
 			ld.read(gw+1, key, &ld.order)
 		}
 	}
@@ -289,6 +296,9 @@ func (ld *load) report(t testing.TB) {
 	}
 	if len(ld.cores) > 1 {
 		t.Logf("sequential writes through alternating gateways, read back through the other: %s", &ld.order)
+		for i := range ld.seq {
+			t.Logf("  through gateway %d: %d of %d acknowledged", i, ld.seq[i].acked.Load(), ld.seq[i].sent.Load())
+		}
 	}
 }
 

@@ -192,11 +192,13 @@ func stageFailure(ctx context.Context, err error, dist []meta.PeerID, res stageR
 }
 
 // commitObject commits o on every peer of its distribution whose shard is
-// ready (ready[i] == nil); prep fills shard i's copy and returns its
+// ready (ready[i] == nil) and that this layer does not avoid while a
+// write quorum remains without it; prep fills shard i's copy and returns its
 // staged files. It succeeds once a write quorum holds o or a newer
 // version: a peer that refuses o as stale already holds what a reader
 // would see after o anyway (last writer wins).
 func (l *Layer) commitObject(ctx context.Context, o *meta.Object, ready []error, prep func(i int, rec *meta.Object) []string) error {
+	ready = l.leaveOut(o.Distribution, ready, o.Code.WriteQuorum())
 	rs := fanout(ctx, l, o.Distribution, l.cfg.PeerTimeout, func(ctx context.Context, i int, c ShardClient) (struct{}, error) {
 		if ready[i] != nil {
 			return struct{}{}, ready[i]

@@ -95,7 +95,11 @@ func fanout[T any](ctx context.Context, l *Layer, peers []meta.PeerID, timeout t
 	return out
 }
 
-// call runs fn against one peer's client under an optional timeout.
+// call runs fn against one peer's client. A positive timeout is the
+// ceiling of the call's deadline, which otherwise follows the peer's
+// observed latency; such a call's outcome feeds that latency, and running
+// out of time marks the peer stalled. Without a timeout the caller bounds
+// the call (shard streams watch their own progress).
 func call[T any](ctx context.Context, l *Layer, id meta.PeerID, timeout time.Duration,
 	fn func(ctx context.Context, c ShardClient) (T, error)) (T, error) {
 	var zero T
@@ -103,12 +107,32 @@ func call[T any](ctx context.Context, l *Layer, id meta.PeerID, timeout time.Dur
 	if err != nil {
 		return zero, fmt.Errorf("peer %s: %w", id, err)
 	}
-	if timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
+	if timeout <= 0 {
+		return fn(ctx, c)
 	}
-	return fn(ctx, c)
+	cctx, cancel := context.WithTimeout(ctx, l.health.deadline(id, timeout))
+	defer cancel()
+	start := time.Now()
+	v, err := fn(cctx, c)
+	switch {
+	case err == nil || isAnswer(err):
+		l.health.observe(id, time.Since(start))
+	case ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded):
+		l.health.stall(id)
+	}
+	return v, err
+}
+
+// isAnswer reports whether err is the peer's own reply (a sentinel it
+// sends back) rather than a failure to reach it.
+func isAnswer(err error) bool {
+	for _, s := range []error{meta.ErrNotFound, meta.ErrBucketNotFound, meta.ErrStale, meta.ErrUploadNotFound,
+		meta.ErrBucketExists, meta.ErrBucketNotEmpty, meta.ErrInvalidArgument, meta.ErrDiskFull} {
+		if errors.Is(err, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // tally summarises replies: how many succeeded, and the failures by peer.

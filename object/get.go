@@ -217,7 +217,13 @@ func (l *Layer) opener(v *version, part int) func(context.Context, int, int64, i
 			return l.openInline(ctx, v, shard, off, length)
 		}
 		peer := o.Distribution[shard]
-		observed := l.observe(peer, length)
+		obs := l.observe(peer, length)
+		observed := func(err error, n int64) {
+			if err == nil && n > 0 {
+				l.health.recovered(peer)
+			}
+			obs(err, n)
+		}
 		sctx, cancel := context.WithCancel(ctx)
 		stalled := func() {
 			l.health.stall(peer)

@@ -32,8 +32,9 @@ const (
 // health is what this layer saw of each peer: the latency of its
 // metadata calls, to size their deadlines, and whether it stalled.
 // A stalled peer is left out of new operations for StallHold; then one
-// operation tries it again, and only its success clears the mark, so a
-// hung peer costs one probe per hold rather than every request. Safe for
+// operation tries it again, and only a shard stream that goes through
+// clears the mark, so a hung peer costs one probe per hold rather than
+// every request. Safe for
 // concurrent use.
 type health struct {
 	floor, ceil, hold time.Duration
@@ -46,8 +47,8 @@ type health struct {
 type peerHealth struct {
 	lat     []time.Duration // ring of recent latencies
 	next    int
-	p99     time.Duration
-	fresh   int
+	sorted  []time.Duration // lat sorted, when not dirty
+	dirty   bool
 	stalled time.Time // when last marked stalled or probed; zero: healthy
 }
 
@@ -72,30 +73,42 @@ func (h *health) deadline(id meta.PeerID, ceil time.Duration) time.Duration {
 	if len(p.lat) < latencyMin {
 		return ceil
 	}
-	return min(max(latencyMult*p.p99, h.floor), ceil)
+	return min(max(latencyMult*p.p99(), h.floor), ceil)
 }
 
-// observe records a successful call of id that took d, and clears a
-// stall mark: the peer answers again.
+// observe records a successful metadata call of id that took d.
 func (h *health) observe(id meta.PeerID, d time.Duration) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	p := h.peer(id)
-	p.stalled = time.Time{}
-	if d <= 0 {
-		return
-	}
 	if len(p.lat) < latencyWindow {
 		p.lat = append(p.lat, d)
 	} else {
 		p.lat[p.next] = d
 		p.next = (p.next + 1) % latencyWindow
 	}
-	if p.fresh++; p.fresh >= latencyMin || len(p.lat) <= latencyMin {
-		p.fresh = 0
-		s := slices.Clone(p.lat)
-		slices.Sort(s)
-		p.p99 = s[(len(s)-1)*99/100]
+	p.dirty = true
+}
+
+// p99 is the 99th percentile of p's recent latencies, sorted again only
+// after new samples (a window of latencyWindow sorts in microseconds).
+func (p *peerHealth) p99() time.Duration {
+	if p.dirty {
+		p.sorted = append(p.sorted[:0], p.lat...)
+		slices.Sort(p.sorted)
+		p.dirty = false
+	}
+	return p.sorted[(len(p.sorted)-1)*99/100]
+}
+
+// recovered clears id's stall mark: a shard stream to or from it went
+// through. Only a stream clears it, since a peer may answer metadata
+// calls while its streams hang.
+func (h *health) recovered(id meta.PeerID) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if p, ok := h.peers[id]; ok {
+		p.stalled = time.Time{}
 	}
 }
 

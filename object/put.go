@@ -199,7 +199,7 @@ func stageFailure(ctx context.Context, err error, dist []meta.PeerID, res stageR
 // would see after o anyway (last writer wins).
 func (l *Layer) commitObject(ctx context.Context, o *meta.Object, ready []error, prep func(i int, rec *meta.Object) []string) error {
 	ready = l.leaveOut(o.Distribution, ready, o.Code.WriteQuorum())
-	rs := fanout(ctx, l, o.Distribution, l.cfg.PeerTimeout, func(ctx context.Context, i int, c ShardClient) (struct{}, error) {
+	rs := fanoutQuorum(ctx, l, o.Distribution, l.cfg.PeerTimeout, o.Code.WriteQuorum(), func(ctx context.Context, i int, c ShardClient) (struct{}, error) {
 		if ready[i] != nil {
 			return struct{}{}, ready[i]
 		}

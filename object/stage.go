@@ -108,7 +108,7 @@ func (l *Layer) awaitStaged(dist []meta.PeerID, errs []error, done <-chan int, c
 			delete(running, i)
 			if errs[i] == nil {
 				ok++
-				l.health.observe(dist[i], 0) // a stalled peer answers again
+				l.health.recovered(dist[i])
 			}
 			if ok >= quorum && grace == nil && len(running) > 0 {
 				grace = time.After(max(l.cfg.StallAfter, time.Since(start)))

@@ -164,6 +164,34 @@ func (h *hungLoad) figures(put bool, from, to time.Time) hungFigures {
 	return f
 }
 
+// timeline is the successful requests started in each second from from
+// to to, PUTs/GETs, and the slowest of them, so how soon the stopped peer
+// stopped costing anything shows.
+func (h *hungLoad) timeline(from, to time.Time) string {
+	secs := int(to.Sub(from) / time.Second)
+	puts, gets := make([]int, secs), make([]int, secs)
+	slow := make([]time.Duration, secs)
+	h.mu.Lock()
+	for _, op := range h.ops {
+		i := int(op.start.Sub(from) / time.Second)
+		if op.err != nil || op.start.Before(from) || i >= secs {
+			continue
+		}
+		if op.put {
+			puts[i]++
+		} else {
+			gets[i]++
+		}
+		slow[i] = max(slow[i], op.took)
+	}
+	h.mu.Unlock()
+	var b bytes.Buffer
+	for i := range secs {
+		fmt.Fprintf(&b, " %d/%d(%.1fs)", puts[i], gets[i], slow[i].Seconds())
+	}
+	return b.String()
+}
+
 // writtenIn is the objects acknowledged whose PUT started in [from, to).
 func (h *hungLoad) writtenIn(from, to time.Time) *objectSet {
 	h.mu.Lock()
@@ -234,6 +262,8 @@ func TestHungPeer(t *testing.T) {
 	sPut, sGet := load.figures(true, stopped, resumed), load.figures(false, stopped, resumed)
 	t.Logf("baseline %v: PUT %v; GET %v", stopped.Sub(base).Round(time.Second), bPut, bGet)
 	t.Logf("%s stopped %v: PUT %v; GET %v", victim.name, resumed.Sub(stopped).Round(time.Second), sPut, sGet)
+	t.Logf("PUTs/GETs started each second of the baseline (slowest):%s", load.timeline(base, stopped))
+	t.Logf("PUTs/GETs started each second from the stop on (slowest):%s", load.timeline(stopped, resumed))
 	t.Logf("during the stop: PUT throughput %.0f %% of baseline, GET %.0f %%",
 		100*sPut.rate/bPut.rate, 100*sGet.rate/bGet.rate)
 	for _, k := range []struct {

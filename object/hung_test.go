@@ -195,3 +195,36 @@ func getCtx(ctx context.Context, l *Layer, key string) ([]byte, error) {
 	})
 	return buf.Bytes(), err
 }
+
+// A multipart upload through a peer that hangs completes on the others:
+// creating it, each part and the completion stop waiting for the peer
+// once their quorum answered.
+func TestMultipartPastHungPeer(t *testing.T) {
+	for _, f := range []fault{faultHang, faultStallReply} {
+		t.Run(faultNames[f], func(t *testing.T) {
+			l, fc, rl := hungLayer(t)
+			ctx := testCtx(t)
+			fc.peerAt(testBucket, "mp", 6, 1).setFault(f)
+			id, err := l.NewMultipart(ctx, testBucket, "mp", PutOptions{})
+			if err != nil {
+				t.Fatalf("create upload: %v", err)
+			}
+			data := randBytes(11, 250<<10)
+			var parts []CompletePart
+			for n, chunk := range [][]byte{data[:120<<10], data[120<<10:]} {
+				p, err := l.PutPart(ctx, testBucket, "mp", id, n+1, bytes.NewReader(chunk), int64(len(chunk)), nil)
+				if err != nil {
+					t.Fatalf("part %d: %v", n+1, err)
+				}
+				parts = append(parts, CompletePart{Number: p.Number, ETag: p.ETag})
+			}
+			if _, err := l.CompleteMultipart(ctx, testBucket, "mp", id, parts, CompleteOptions{}); err != nil {
+				t.Fatalf("complete: %v", err)
+			}
+			if !rl.queued("mp", 1) {
+				t.Error("the hung peer's shard was not queued for repair")
+			}
+			mustGet(t, l, "mp", data)
+		})
+	}
+}

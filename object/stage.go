@@ -68,9 +68,14 @@ func (l *Layer) stage(ctx context.Context, ec *erasure.Coder, dist []meta.PeerID
 		}()
 	}
 	wctx, stopWatch := context.WithCancel(ctx)
-	go prog.watch(wctx)
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		prog.watch(wctx)
+	}()
 	size, werrs, err := ec.Encode(ctx, r, writers, quorum)
 	stopWatch()
+	<-watched
 	closePipes(pipes, werrs, err)
 	if err != nil {
 		cancel()

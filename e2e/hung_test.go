@@ -122,7 +122,7 @@ func (h *hungLoad) record(ctx context.Context, op hungOp) {
 	h.mu.Unlock()
 }
 
-// hungFigures are one kind of request started in one window.
+// hungFigures are one kind of request ended in one window.
 type hungFigures struct {
 	n, errs  int
 	rate     float64 // successful requests per second
@@ -135,14 +135,16 @@ func (f hungFigures) String() string {
 		f.p50.Round(time.Millisecond), f.p99.Round(time.Millisecond))
 }
 
-// figures sums up the requests of kind put started in [from, to).
+// figures sums up the requests of kind put that ended in [from, to):
+// those in flight when the peer stopped count toward the stop.
 func (h *hungLoad) figures(put bool, from, to time.Time) hungFigures {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	var f hungFigures
 	var took []time.Duration
 	for _, op := range h.ops {
-		if op.put != put || op.start.Before(from) || !op.start.Before(to) {
+		end := op.start.Add(op.took)
+		if op.put != put || end.Before(from) || !end.Before(to) {
 			continue
 		}
 		if op.err != nil {

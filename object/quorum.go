@@ -165,7 +165,7 @@ func (l *Layer) reserveOf(peers []meta.PeerID, need int) map[int]bool {
 
 // call runs fn against one peer's client. A positive timeout is the
 // ceiling of the call's deadline, which otherwise follows the peer's
-// observed latency; such a call's outcome feeds that latency, and running
+// observed latency (except for repairs' and moves' own calls); such a call's outcome feeds that latency, and running
 // out of time marks the peer stalled. Without a timeout the caller bounds
 // the call (shard streams watch their own progress).
 func call[T any](ctx context.Context, l *Layer, id meta.PeerID, timeout time.Duration,
@@ -178,13 +178,22 @@ func call[T any](ctx context.Context, l *Layer, id meta.PeerID, timeout time.Dur
 	if timeout <= 0 {
 		return fn(ctx, c)
 	}
-	cctx, cancel := context.WithTimeout(ctx, l.health.deadline(id, timeout))
+	// Repairs and moves keep the ceiling: no client waits on them, and
+	// their calls (rebuilt shards committed, records rewritten) take
+	// longer than the calls the latency is learnt from.
+	learn := !isQuiet(ctx)
+	if learn {
+		timeout = l.health.deadline(id, timeout)
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
 	v, err := fn(cctx, c)
 	switch {
 	case err == nil || isAnswer(err):
-		l.health.observe(id, time.Since(start))
+		if learn {
+			l.health.observe(id, time.Since(start))
+		}
 	case ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded):
 		l.health.stall(id)
 	}

@@ -204,9 +204,7 @@ func (l *Layer) commitObject(ctx context.Context, o *meta.Object, ready []error,
 const maxCommitAttempts = 3
 
 // commitVersion sends version o with send to every peer of its
-// distribution whose shard is ready (ready[i] == nil) and that this layer
-// does not avoid while a write quorum remains without it (leaveOut), and
-// succeeds once a
+// distribution whose shard is ready (ready[i] == nil) and succeeds once a
 // write quorum accepted o itself. A peer refusing o as stale holds a newer
 // stamp, behind which o would be invisible: that is no acknowledgement.
 // When such refusals cost the quorum, the clock advances past the stamps
@@ -215,9 +213,8 @@ const maxCommitAttempts = 3
 // repair brings them the new stamp.
 func (l *Layer) commitVersion(ctx context.Context, op string, o *meta.Object, ready []error,
 	send func(ctx context.Context, c ShardClient, rec *meta.Object) error) error {
-	ready = l.leaveOut(o.Distribution, ready, o.Code.WriteQuorum())
 	for attempt := 1; ; attempt++ {
-		rs := fanoutQuorum(ctx, l, o.Distribution, l.cfg.PeerTimeout, o.Code.WriteQuorum(), func(ctx context.Context, i int, c ShardClient) (struct{}, error) {
+		rs := fanout(ctx, l, o.Distribution, l.cfg.PeerTimeout, func(ctx context.Context, i int, c ShardClient) (struct{}, error) {
 			if ready[i] != nil {
 				return struct{}{}, ready[i]
 			}
@@ -249,32 +246,13 @@ func (l *Layer) observeStale(rs []reply[struct{}]) bool {
 	return seen
 }
 
-// supersededBySelf counts the stale refusals of st that name a newer stamp
-// of st's own writer. That writer's clock only moves forward, so the newer
-// write was stamped after st's began: the two overlap in time, and st
-// taking effect just before it is a valid order. Such a refusal is an
-// acknowledgement; retrying would only fail, since the peers that took st
-// have used its staged shards. A newer stamp of another writer may belong
-// to a write that finished before st began (its clock ahead): that one
-// st must beat, so it is no acknowledgement (see commitVersion).
-func supersededBySelf(st meta.Stamp, rs []reply[struct{}]) int {
-	n := 0
-	for _, r := range rs {
-		if held, ok := meta.HeldStamp(r.err); ok && held.Writer == st.Writer && st.Less(held) {
-			n++
-		}
-	}
-	return n
-}
-
 // settleWrite decides a fanned-out write: success with need acks, a
 // sentinel when need peers agree on one, else a QuorumError. A stale
-// refusal is no ack (see commitVersion) unless st's own writer superseded
-// it (supersededBySelf). Successes short of every peer
+// refusal is no ack (see commitVersion). Successes short of every peer
 // queue the object for repair, except on peers that hold a newer one.
 func (l *Layer) settleWrite(op, bucket, key string, st meta.Stamp, rs []reply[struct{}], need int) error {
 	t := tallyOf(rs)
-	if t.ok+supersededBySelf(st, rs) >= need {
+	if t.ok >= need {
 		if missed := t.without(meta.ErrStale); len(missed) > 0 {
 			var shards []int
 			for i, r := range rs {

@@ -246,13 +246,32 @@ func (l *Layer) observeStale(rs []reply[struct{}]) bool {
 	return seen
 }
 
+// supersededBySelf counts the stale refusals of st that name a newer stamp
+// of st's own writer. That writer's clock only moves forward, so the newer
+// write was stamped after st's began: the two overlap in time, and st
+// taking effect just before it is a valid order. Such a refusal is an
+// acknowledgement; retrying would only fail, since the peers that took st
+// have used its staged shards. A newer stamp of another writer may belong
+// to a write that finished before st began (its clock ahead): that one
+// st must beat, so it is no acknowledgement (see commitVersion).
+func supersededBySelf(st meta.Stamp, rs []reply[struct{}]) int {
+	n := 0
+	for _, r := range rs {
+		if held, ok := meta.HeldStamp(r.err); ok && held.Writer == st.Writer && st.Less(held) {
+			n++
+		}
+	}
+	return n
+}
+
 // settleWrite decides a fanned-out write: success with need acks, a
 // sentinel when need peers agree on one, else a QuorumError. A stale
-// refusal is no ack (see commitVersion). Successes short of every peer
+// refusal is no ack (see commitVersion) unless st's own writer superseded
+// it (supersededBySelf). Successes short of every peer
 // queue the object for repair, except on peers that hold a newer one.
 func (l *Layer) settleWrite(op, bucket, key string, st meta.Stamp, rs []reply[struct{}], need int) error {
 	t := tallyOf(rs)
-	if t.ok >= need {
+	if t.ok+supersededBySelf(st, rs) >= need {
 		if missed := t.without(meta.ErrStale); len(missed) > 0 {
 			var shards []int
 			for i, r := range rs {

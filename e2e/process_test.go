@@ -80,17 +80,7 @@ func startProcessLog(t *testing.T, dir string, stderr io.Writer, args ...string)
 		t.Fatal(err)
 	}
 	p := &process{cmd: cmd}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	})
+	t.Cleanup(func() { stopCmd(cmd) })
 	sc := bufio.NewScanner(stdout)
 	deadline := time.AfterFunc(60*time.Second, func() { _ = cmd.Process.Kill() })
 	defer deadline.Stop()

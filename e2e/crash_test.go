@@ -53,6 +53,12 @@ func crashAt(t *testing.T, fr *faultRun, took time.Duration, rounds int,
 		}
 		t.Logf("round %d: killed %v in; %s: %v", r, delay.Round(time.Millisecond), key, got.err)
 		fr.restartGateway(g)
+		// Settled: a version the kill left on too few peers is resolved by
+		// repair; until then a read may be a retryable 503, never wrong.
+		waitUntil(t, 60*time.Second, key+" answers without a 5xx", func() bool {
+			_, err := fr.cores[0].StatObject(context.Background(), fr.bucket, key, minio.StatObjectOptions{})
+			return err == nil || minio.ToErrorResponse(err).StatusCode < 500
+		})
 		ta := checkLedger(t, l, fr.cores, fr.bucket)
 		requireClean(t, fmt.Sprintf("after round %d", r), ta)
 		if t.Failed() {

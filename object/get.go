@@ -225,11 +225,19 @@ func (l *Layer) opener(v *version, part int) func(context.Context, int, int64, i
 			obs(err, n)
 		}
 		sctx, cancel := context.WithCancel(ctx)
+		// A client's read gives a silent stream StallAfter and marks the
+		// peer; a repair's or move's read (quiet) competes with client
+		// traffic on a loaded machine and has no one waiting, so it keeps
+		// the full PeerTimeout and leaves the peer's health alone.
+		stallAfter, open := l.cfg.StallAfter, l.health.deadline(peer, l.cfg.PeerTimeout)
 		stalled := func() {
 			l.health.stall(peer)
 			cancel()
 		}
-		t := time.AfterFunc(l.health.deadline(peer, l.cfg.PeerTimeout), stalled)
+		if isQuiet(ctx) {
+			stallAfter, open, stalled = l.cfg.PeerTimeout, l.cfg.PeerTimeout, cancel
+		}
+		t := time.AfterFunc(open, stalled)
 		rc, err := call(sctx, l, peer, 0, func(ctx context.Context, c ShardClient) (io.ReadCloser, error) {
 			return c.ReadShard(ctx, o.Bucket, o.Key, o.Stamp, part, off, length)
 		})
@@ -239,7 +247,7 @@ func (l *Layer) opener(v *version, part int) func(context.Context, int, int64, i
 			observed(err, 0)
 			return nil, fmt.Errorf("read shard %d from %s: %w", shard, peer, err)
 		}
-		return &stallReader{rc: &observedReader{rc: rc, done: observed}, d: l.cfg.StallAfter, stalled: stalled, cancel: cancel}, nil
+		return &stallReader{rc: &observedReader{rc: rc, done: observed}, d: stallAfter, stalled: stalled, cancel: cancel}, nil
 	}
 }
 

@@ -88,7 +88,9 @@ func fanout[T any](ctx context.Context, l *Layer, peers []meta.PeerID, timeout t
 // calls still running get as long again as those took (at least
 // StallAfter) before they are given up and their peers marked stalled,
 // so one hung peer delays an operation by about a second rather than by
-// its whole deadline. need 0 asks every peer and waits for every call.
+// its whole deadline. need 0 asks every peer and waits for every call,
+// and so does a repair's or move's own call (quiet ctx): no client waits
+// on it, and on a loaded machine a slow peer is not a hung one.
 func fanoutQuorum[T any](ctx context.Context, l *Layer, peers []meta.PeerID, timeout time.Duration, need int,
 	fn func(ctx context.Context, i int, c ShardClient) (T, error)) []reply[T] {
 	out := make([]reply[T], len(peers))
@@ -104,7 +106,10 @@ func fanoutQuorum[T any](ctx context.Context, l *Layer, peers []meta.PeerID, tim
 			done <- i
 		}()
 	}
-	reserve := l.reserveOf(peers, need)
+	reserve := map[int]bool{}
+	if !isQuiet(ctx) { // background work asks every peer it means to
+		reserve = l.reserveOf(peers, need)
+	}
 	running := make(map[int]bool, len(peers))
 	for i, id := range peers {
 		out[i].peer = id
@@ -133,7 +138,10 @@ func fanoutQuorum[T any](ctx context.Context, l *Layer, peers []meta.PeerID, tim
 				}
 				clear(reserve)
 			}
-			if need > 0 && answers >= need && grace == nil && len(running) > 0 {
+			// A repair's or move's own calls (quiet) wait out their
+			// deadline: no client waits on them, and cutting a slow peer
+			// would only make the background work fail and retry.
+			if need > 0 && answers >= need && grace == nil && len(running) > 0 && !isQuiet(ctx) {
 				grace = time.After(max(l.cfg.StallAfter, time.Since(start)))
 			}
 		case <-grace:

@@ -66,6 +66,9 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err = run(ctx, cfg)
+	if ctx.Err() != nil {
+		err = fmt.Errorf("interrupted; servers stopped: %w", err)
+	}
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "vsminio:", err)

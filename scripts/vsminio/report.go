@@ -96,9 +96,13 @@ func sumErrs(ss []sample) int64 {
 	return n
 }
 
-// commandLine is how this program was invoked, quoted for a shell.
+// commandLine is how this program was invoked, quoted for a shell; a
+// binary in Go's build cache stands for `go run`.
 func commandLine() string {
-	parts := []string{"go run ./scripts/vsminio"}
+	parts := []string{os.Args[0]}
+	if strings.Contains(os.Args[0], "go-build") {
+		parts[0] = "go run ./scripts/vsminio"
+	}
 	for _, a := range os.Args[1:] {
 		if strings.ContainsAny(a, " |*?'\"$\\{}()[]<>;&") {
 			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"

@@ -124,6 +124,15 @@ func (c *procCluster) startGatewayEnv(env []string, extra ...string) *proc {
 	return p
 }
 
+// procLogLevel is the cluster processes' log level: info, or
+// TESSERA_LOG_LEVEL (debug, to see why a scenario failed).
+func procLogLevel() string {
+	if v := os.Getenv("TESSERA_LOG_LEVEL"); v != "" {
+		return v
+	}
+	return "info"
+}
+
 // newGateway is startGateway without the start, so the caller can adjust
 // p first (its environment, say).
 func (c *procCluster) newGateway(extra ...string) *proc {
@@ -131,7 +140,7 @@ func (c *procCluster) newGateway(extra ...string) *proc {
 	p := &proc{name: fmt.Sprintf("gateway%d", len(c.gws)+1), api: freeAddr(c.t), web: freeAddr(c.t), bind: freeAddr(c.t),
 		members: map[string]string{}, ids: map[string]bool{}}
 	p.args = []string{"gateway", "--address", p.api, "--web-address", p.web, "--bind", p.bind,
-		"--gossip-timing", "lan", "--scan-interval", "1s", "--scan-rate", "400", "--log-format", "json", "--log-level", "info"}
+		"--gossip-timing", "lan", "--scan-interval", "1s", "--scan-rate", "400", "--log-format", "json", "--log-level", procLogLevel()}
 	if len(c.gws) > 0 {
 		p.args = append(p.args, "--join", c.gws[0].bind)
 	}
@@ -147,7 +156,7 @@ func (c *procCluster) startPeer(extra ...string) *proc {
 	i := len(c.peers) + 1
 	p := &proc{name: fmt.Sprintf("peer%d", i), dir: filepath.Join(c.root, fmt.Sprintf("peer%d", i)), api: freeAddr(c.t), bind: freeAddr(c.t)}
 	p.args = []string{"peer", p.dir, "--address", p.api, "--bind", p.bind, "--join", c.gws[0].bind,
-		"--gossip-timing", "lan", "--log-format", "json", "--log-level", "info"}
+		"--gossip-timing", "lan", "--log-format", "json", "--log-level", procLogLevel()}
 	p.args = append(p.args, extra...)
 	p.log = filepath.Join(c.root, p.name+".log")
 	c.peers = append(c.peers, p)

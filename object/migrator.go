@@ -2,6 +2,7 @@ package object
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -144,6 +145,8 @@ func (m *Migrator) pass(ctx context.Context) bool {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	clean := true
+	var unmoved uint64
+	var firstErr error
 	for range m.cfg.Workers {
 		wg.Go(func() {
 			for k := range keys {
@@ -161,6 +164,10 @@ func (m *Migrator) pass(ctx context.Context) bool {
 					m.log.Debug().Err(err).Str("bucket", k[0]).Str("key", k[1]).Msg("object not moved yet")
 					mu.Lock()
 					clean = false
+					unmoved++
+					if firstErr == nil {
+						firstErr = fmt.Errorf("%s/%s: %w", k[0], k[1], err)
+					}
 					mu.Unlock()
 				}
 			}
@@ -175,6 +182,12 @@ func (m *Migrator) pass(ctx context.Context) bool {
 	if err != nil {
 		m.log.Warn().Err(err).Msg("migration pass cut short")
 		return false
+	}
+	if !clean {
+		// One line a pass, so a move that keeps failing says why at the
+		// default level without a line per object.
+		m.log.Info().Uint64("unmoved", unmoved).AnErr("first", firstErr).Dur("retry_in", m.cfg.Retry).
+			Msg("migration pass left objects unmoved")
 	}
 	return clean
 }

@@ -129,6 +129,7 @@ func StartEmbedded(ctx context.Context, cfg EmbeddedConfig) (*Embedded, error) {
 			return nil, errors.Join(err, e.Close())
 		}
 		e.peers = append(e.peers, p)
+		e.gw.view.addLocal(meta.PeerID(p.id), localPeer{Store: p.store, meter: p.meter})
 	}
 	wctx, cancel := context.WithTimeout(ctx, cfg.StartTimeout)
 	defer cancel()

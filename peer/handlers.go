@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"syscall"
 
 	"github.com/rs/zerolog/hlog"
 
@@ -158,7 +159,14 @@ func (s *server) readShard(w http.ResponseWriter, r *http.Request, q *query) err
 	// Past this point the status is sent: a failed copy cuts the body
 	// short, which the client sees against Content-Length.
 	if _, err := io.Copy(out, rc); err != nil && !errors.Is(err, r.Context().Err()) {
-		hlog.FromRequest(r).Warn().Err(err).Str("bucket", bucket).Str("key", key).Msg("shard stream cut")
+		// A reader that has the shards it needs hangs up on the others
+		// (a GET fetching more than k, a decoder failing over): the
+		// caller's choice, not this peer's failure.
+		ev := hlog.FromRequest(r).Warn()
+		if errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) {
+			ev = hlog.FromRequest(r).Debug()
+		}
+		ev.Err(err).Str("bucket", bucket).Str("key", key).Msg("shard stream cut")
 	}
 	return nil
 }

@@ -81,3 +81,29 @@ func (w *countingWriter) Write(p []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the underlying writer
 // (flushes, deadlines).
 func (w *countingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// Begin counts a call served without HTTP (an in-process caller reaching
+// the store directly) as in progress until the returned func runs.
+func (m *Meter) Begin() (end func()) {
+	m.active.Add(1)
+	return func() { m.active.Add(-1) }
+}
+
+// Received returns r counting what is read from it as bytes received.
+func (m *Meter) Received(r io.Reader) io.Reader { return &countingReader{r: r, n: &m.recv} }
+
+// Sent returns rc counting what is read from it as bytes sent.
+func (m *Meter) Sent(rc io.ReadCloser) io.ReadCloser {
+	return &countingBody{ReadCloser: rc, n: &m.sent}
+}
+
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}

@@ -17,7 +17,8 @@ import (
 
 // EmbeddedConfig configures `tessera server`: one gateway and its storage
 // peers in one process, each peer with its own directory, shard API
-// listener on loopback and gossip member.
+// listener on loopback (for admin calls: scrub, drain) and gossip member.
+// The gateway's object layer calls the peers' stores directly (localPeer).
 type EmbeddedConfig struct {
 	// Dirs: one DIR holds peers in DIR/peer1..DIR/peerN; several DIRs hold
 	// one peer each (one per disk).
@@ -129,6 +130,7 @@ func StartEmbedded(ctx context.Context, cfg EmbeddedConfig) (*Embedded, error) {
 			return nil, errors.Join(err, e.Close())
 		}
 		e.peers = append(e.peers, p)
+		e.gw.view.addLocal(meta.PeerID(p.id), localPeer{Store: p.store, meter: p.meter})
 	}
 	wctx, cancel := context.WithTimeout(ctx, cfg.StartTimeout)
 	defer cancel()

@@ -23,6 +23,9 @@ type clusterView struct {
 
 	mu      sync.Mutex
 	clients map[meta.PeerID]*peerClient
+	// local are the peers of this process (tessera server), called
+	// directly rather than over their shard API.
+	local map[meta.PeerID]object.ShardClient
 }
 
 type peerClient struct {
@@ -47,7 +50,14 @@ func newClusterView(node *cluster.Node, secret []byte) *clusterView {
 		ReadBufferSize:     64 << 10,
 	}
 	return &clusterView{node: node, secret: secret, tr: tr, hc: &http.Client{Transport: tr},
-		clients: map[meta.PeerID]*peerClient{}}
+		clients: map[meta.PeerID]*peerClient{}, local: map[meta.PeerID]object.ShardClient{}}
+}
+
+// addLocal makes calls to peer id go to c, a peer in this process.
+func (v *clusterView) addLocal(id meta.PeerID, c object.ShardClient) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.local[id] = c
 }
 
 func (v *clusterView) Placement(bucket, key string, n int) ([]meta.PeerID, error) {
@@ -62,7 +72,15 @@ func (v *clusterView) OlderPlacements(bucket, key string, n int) [][]meta.PeerID
 	return v.node.View().OlderPlacements(bucket, key, n)
 }
 
-func (v *clusterView) Client(id meta.PeerID) (object.ShardClient, error) { return v.peer(id) }
+func (v *clusterView) Client(id meta.PeerID) (object.ShardClient, error) {
+	v.mu.Lock()
+	c, ok := v.local[id]
+	v.mu.Unlock()
+	if ok {
+		return c, nil
+	}
+	return v.peer(id)
+}
 
 // peer is the shard API client of peer id, for calls beyond
 // object.ShardClient (scrub reports).

@@ -24,8 +24,6 @@ func TestMain(m *testing.M) {
 		// net/http keeps idle client connections' readers alive until the
 		// transport closes them; clients below close their transports.
 		goleak.IgnoreTopFunction("internal/poll.runtime_pollWait"),
-		// The object layer's shared MD5 lanes (object/md5.go) live as long as the process.
-		goleak.IgnoreTopFunction("github.com/minio/md5-simd.(*md5Server).process"),
 	)
 }
 

@@ -15,8 +15,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	// The object layer's shared MD5 lanes (object/md5.go) live as long as the process.
-	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("github.com/minio/md5-simd.(*md5Server).process"))
+	goleak.VerifyTestMain(m)
 }
 
 // allowAll authenticates every request and passes the body through, as a

@@ -2,8 +2,10 @@ package object
 
 import (
 	"context"
+	"crypto/md5"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"time"
 
@@ -27,16 +29,13 @@ type bodyReader struct {
 	n    int64
 	eof  bool
 	err  error // sticky failure other than io.EOF
-	md5  etagHash
+	md5  hash.Hash
 	sums *sumTracker // nil: no checksum wanted
 }
 
 func newBodyReader(r io.Reader, size, max int64) *bodyReader {
-	return &bodyReader{r: r, size: size, max: max, md5: newETagHash(size)}
+	return &bodyReader{r: r, size: size, max: max, md5: md5.New()}
 }
-
-// close releases the body's hashing state; sum is not to be called after.
-func (b *bodyReader) close() { b.md5.release() }
 
 func (b *bodyReader) Read(p []byte) (int, error) {
 	if b.err != nil {

@@ -95,7 +95,6 @@ func (l *Layer) putPart(ctx context.Context, bucket, key, uploadID string, numbe
 		return meta.Part{}, err
 	}
 	body := newBodyReader(r, size, MaxPartSize).trackSums(r, want)
-	defer body.close()
 	res, err := l.stage(ctx, ec, u.Distribution, body, u.Code.WriteQuorum())
 	if body.err != nil {
 		return meta.Part{}, fmt.Errorf("read body: %w", body.err)

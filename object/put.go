@@ -59,7 +59,6 @@ func (l *Layer) putObject(ctx context.Context, p putReq) (ObjectInfo, error) {
 		want = p.sum
 	}
 	body := newBodyReader(p.body, p.size, MaxPutSize).trackSums(p.body, want)
-	defer body.close()
 	var r io.Reader = body
 	if lim := l.cfg.InlineLimit; lim >= 0 && p.size <= lim {
 		head, ended, err := readHead(body, lim+1)

@@ -17,10 +17,7 @@ import (
 	"tessera/web"
 )
 
-// The object layer's shared MD5 lanes (object/md5.go) live as long as the process.
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("github.com/minio/md5-simd.(*md5Server).process"))
-}
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // fixedPolicy returns a fixed order.
 type fixedPolicy struct{ order []int }

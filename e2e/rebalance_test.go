@@ -98,24 +98,17 @@ func TestClusterJoinMovesData(t *testing.T) {
 		for i := 0; !stop.Load(); i++ {
 			key := fmt.Sprintf("load/%04d", i)
 			ls := newObjectSet(bucket)
-			if i >= maxLoadWrites { // reads only: see maxLoadWrites
-				old := fmt.Sprintf("obj/%03d", rng.Intn(120))
-				if err := tryGet(ctx, mc, bucket, old, set.live[old]); err != nil {
+			if i < maxLoadWrites { // then reads only: see maxLoadWrites
+				if err := tryPut(ctx, mc, ls, key, int64(5000+i)); err != nil {
 					mu.Lock()
 					loadErrs = append(loadErrs, err)
 					mu.Unlock()
+					continue
 				}
-				continue
-			}
-			if err := tryPut(ctx, mc, ls, key, int64(5000+i)); err != nil {
 				mu.Lock()
-				loadErrs = append(loadErrs, err)
+				written[key] = ls.live[key]
 				mu.Unlock()
-				continue
 			}
-			mu.Lock()
-			written[key] = ls.live[key]
-			mu.Unlock()
 			old := fmt.Sprintf("obj/%03d", rng.Intn(120))
 			if err := tryGet(ctx, mc, bucket, old, set.live[old]); err != nil {
 				mu.Lock()

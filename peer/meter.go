@@ -90,20 +90,11 @@ func (m *Meter) Begin() (end func()) {
 }
 
 // Received returns r counting what is read from it as bytes received.
-func (m *Meter) Received(r io.Reader) io.Reader { return &countingReader{r: r, n: &m.recv} }
+func (m *Meter) Received(r io.Reader) io.Reader {
+	return &countingBody{ReadCloser: io.NopCloser(r), n: &m.recv}
+}
 
 // Sent returns rc counting what is read from it as bytes sent.
 func (m *Meter) Sent(rc io.ReadCloser) io.ReadCloser {
 	return &countingBody{ReadCloser: rc, n: &m.sent}
-}
-
-type countingReader struct {
-	r io.Reader
-	n *atomic.Int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n.Add(int64(n))
-	return n, err
 }

@@ -12,7 +12,7 @@ import (
 	"tessera/checksum"
 )
 
-// errStalled fails a shard stream that made no progress for PeerTimeout.
+// errStalled fails a shard stream that made no progress in time.
 var errStalled = errors.New("peer stalled")
 
 // bodyReader meters a request body: it hashes it for the ETag, enforces
@@ -114,31 +114,18 @@ func readHead(r io.Reader, limit int64) ([]byte, bool, error) {
 	return data, int64(len(data)) < limit, nil
 }
 
-// stallWriter fails a pipe write that makes no progress within d. A hung
-// peer stops draining its pipe, and the encoder would otherwise wait on
-// it forever instead of dropping it.
-type stallWriter struct {
-	w     *io.PipeWriter
-	d     time.Duration
-	abort func(error)
-}
-
-func (s *stallWriter) Write(p []byte) (int, error) {
-	t := time.AfterFunc(s.d, func() { s.abort(errStalled) })
-	defer t.Stop()
-	return s.w.Write(p)
-}
-
-// stallReader cancels a shard read that makes no progress within d, so
-// the decoder falls back to another shard instead of hanging.
+// stallReader gives up a shard read that makes no progress within d
+// (calling stalled), so the decoder falls back to another shard instead
+// of hanging.
 type stallReader struct {
-	rc     io.ReadCloser
-	d      time.Duration
-	cancel context.CancelFunc
+	rc      io.ReadCloser
+	d       time.Duration
+	stalled func()
+	cancel  context.CancelFunc
 }
 
 func (s *stallReader) Read(p []byte) (int, error) {
-	t := time.AfterFunc(s.d, s.cancel)
+	t := time.AfterFunc(s.d, s.stalled)
 	defer t.Stop()
 	return s.rc.Read(p)
 }

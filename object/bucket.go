@@ -87,11 +87,12 @@ func (l *Layer) ListBuckets(ctx context.Context) ([]BucketInfo, error) {
 	return out, nil
 }
 
-// statBucket asks every peer for the bucket record and decides by
-// majority of the answers.
+// statBucket asks the peers for the bucket record and decides by
+// majority of the answers; a peer stalled or dead is asked only when the
+// others do not make a majority.
 func (l *Layer) statBucket(ctx context.Context, bucket string) (meta.Bucket, bool, error) {
 	peers := l.cfg.Cluster.Peers()
-	rs := fanout(ctx, l, peers, l.cfg.PeerTimeout, func(ctx context.Context, _ int, c ShardClient) (meta.Bucket, error) {
+	rs := fanoutQuorum(ctx, l, peers, l.cfg.PeerTimeout, majority(len(peers)), func(ctx context.Context, _ int, c ShardClient) (meta.Bucket, error) {
 		return c.StatBucket(ctx, bucket)
 	})
 	t := tallyOf(rs)

@@ -65,8 +65,12 @@
 //
 // # Invariants
 //
-//   - Every peer call runs under ctx; metadata calls under PeerTimeout, and
-//     shard streams fail over when they stall for PeerTimeout.
+//   - Every peer call runs under ctx; metadata calls under a deadline that
+//     follows the peer's latency (at most PeerTimeout), and a client's
+//     shard streams fail over when they stall for StallAfter while others
+//     progress (a repair's or move's after PeerTimeout). A peer that
+//     stalled, or that gossip holds dead, is left out of new writes and
+//     read last for StallHold (health.go).
 //   - Every goroutine a method starts has exited when the method returns.
 //   - A body is read to io.EOF (a streaming-signed body proves itself only
 //     at its end), never past its declared size plus one probing byte.

@@ -32,6 +32,7 @@ const (
 	faultFailCommit        // metadata writes fail; reads still work
 	faultRefuse            // every call is refused as malformed
 	faultFull              // stages and commits are refused for lack of space
+	faultStallReply        // stages and commits take every byte, then never answer
 )
 
 // fakePeer is an in-memory storage peer honouring the ShardClient
@@ -60,6 +61,7 @@ type fakePeer struct {
 	// did before they did (set before use).
 	plainStale bool
 
+	calls   atomic.Int64 // every call made, whatever it did
 	stages  atomic.Int64
 	commits atomic.Int64
 	reads   atomic.Int64
@@ -98,6 +100,7 @@ func (p *fakePeer) setDelay(d time.Duration) {
 
 // enter applies the peer's fault before a call.
 func (p *fakePeer) enter(ctx context.Context) (fault, error) {
+	p.calls.Add(1)
 	p.mu.Lock()
 	f, d := p.fault, p.delay
 	p.mu.Unlock()
@@ -214,13 +217,17 @@ func (p *fakePeer) ListBuckets(ctx context.Context) ([]meta.Bucket, error) {
 }
 
 func (p *fakePeer) StageShard(ctx context.Context, r io.Reader) (string, error) {
-	if _, err := p.enterWrite(ctx); err != nil {
+	f, err := p.enterWrite(ctx)
+	if err != nil {
 		return "", err
 	}
 	p.stages.Add(1)
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return "", err
+	}
+	if f == faultStallReply {
+		<-ctx.Done()
 	}
 	if err := ctx.Err(); err != nil {
 		return "", err
@@ -291,6 +298,10 @@ func (p *fakePeer) Commit(ctx context.Context, o *meta.Object, staged []string) 
 	}
 	if f == faultFailCommit {
 		return fmt.Errorf("%s: commit: %w", p.id, errDown)
+	}
+	if f == faultStallReply {
+		<-ctx.Done()
+		return ctx.Err()
 	}
 	p.commits.Add(1)
 	p.mu.Lock()
@@ -567,9 +578,29 @@ func (p *fakePeer) AbortUpload(ctx context.Context, bucket, key, id string) erro
 }
 
 // fakeCluster places a key on n consecutive peers from a hashed start.
+// It is also the gossip's judgement of liveness: every peer is alive
+// until setAlive says otherwise.
 type fakeCluster struct {
 	ids   []meta.PeerID
 	peers map[meta.PeerID]*fakePeer
+
+	mu   sync.Mutex
+	dead map[meta.PeerID]bool
+}
+
+func (c *fakeCluster) Alive(id meta.PeerID) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return !c.dead[id]
+}
+
+func (c *fakeCluster) setAlive(id meta.PeerID, alive bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.dead == nil {
+		c.dead = map[meta.PeerID]bool{}
+	}
+	c.dead[id] = !alive
 }
 
 func newFakeCluster(n int) *fakeCluster {

@@ -14,7 +14,7 @@ import (
 
 var faultNames = map[fault]string{
 	faultDown: "down", faultCorruptMeta: "corrupt-meta", faultGarbage: "garbage",
-	faultHang: "hang", faultHangRead: "hang-read", faultFailCommit: "fail-commit",
+	faultHang: "hang", faultHangRead: "hang-read", faultFailCommit: "fail-commit", faultStallReply: "stall-reply",
 }
 
 // faultPairs are the shard pairs the degraded tests break: data and

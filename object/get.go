@@ -157,7 +157,27 @@ func (l *Layer) readOrder(v *version, shardBytes int64) []int {
 	if l.cfg.Scheduler != nil {
 		pref = l.cfg.Scheduler.Order(o.Distribution, o.Code.K, shardBytes)
 	}
-	return groupOrder(v, pref)
+	return groupOrder(v, l.avoidLast(o.Distribution, pref))
+}
+
+// avoidLast moves the shards of peers this layer avoids to the end of
+// pref, so they are read only when the others do not suffice.
+func (l *Layer) avoidLast(dist []meta.PeerID, pref []int) []int {
+	if len(pref) == 0 {
+		pref = make([]int, len(dist))
+		for i := range pref {
+			pref[i] = i
+		}
+	}
+	var good, bad []int
+	for _, i := range pref {
+		if i >= 0 && i < len(dist) && l.avoided(dist[i]) {
+			bad = append(bad, i)
+		} else {
+			good = append(good, i)
+		}
+	}
+	return append(good, bad...)
 }
 
 // groupOrder puts pref first, then every other shard, regrouped as
@@ -197,9 +217,27 @@ func (l *Layer) opener(v *version, part int) func(context.Context, int, int64, i
 			return l.openInline(ctx, v, shard, off, length)
 		}
 		peer := o.Distribution[shard]
-		observed := l.observe(peer, length)
+		obs := l.observe(peer, length)
+		observed := func(err error, n int64) {
+			if err == nil && n > 0 {
+				l.health.recovered(peer)
+			}
+			obs(err, n)
+		}
 		sctx, cancel := context.WithCancel(ctx)
-		t := time.AfterFunc(l.cfg.PeerTimeout, cancel)
+		// A client's read gives a silent stream StallAfter and marks the
+		// peer; a repair's or move's read (quiet) competes with client
+		// traffic on a loaded machine and has no one waiting, so it keeps
+		// the full PeerTimeout and leaves the peer's health alone.
+		stallAfter, open := l.cfg.StallAfter, l.health.deadline(peer, l.cfg.PeerTimeout)
+		stalled := func() {
+			l.health.stall(peer)
+			cancel()
+		}
+		if isQuiet(ctx) {
+			stallAfter, open, stalled = l.cfg.PeerTimeout, l.cfg.PeerTimeout, cancel
+		}
+		t := time.AfterFunc(open, stalled)
 		rc, err := call(sctx, l, peer, 0, func(ctx context.Context, c ShardClient) (io.ReadCloser, error) {
 			return c.ReadShard(ctx, o.Bucket, o.Key, o.Stamp, part, off, length)
 		})
@@ -209,7 +247,7 @@ func (l *Layer) opener(v *version, part int) func(context.Context, int, int64, i
 			observed(err, 0)
 			return nil, fmt.Errorf("read shard %d from %s: %w", shard, peer, err)
 		}
-		return &stallReader{rc: &observedReader{rc: rc, done: observed}, d: l.cfg.PeerTimeout, cancel: cancel}, nil
+		return &stallReader{rc: &observedReader{rc: rc, done: observed}, d: stallAfter, stalled: stalled, cancel: cancel}, nil
 	}
 }
 

@@ -51,6 +51,7 @@ func (l *Layer) readPooled(ctx context.Context, v *version, ec *erasure.Coder, p
 			peers[i] = "" // the dispatcher must not pick a doubtful holder
 		}
 	}
+	l.dropAvoided(peers, o.Code.K)
 	pool := l.cfg.Pool
 	submitted := time.Now()
 	id, pr := pool.submit(peers, o.Code.K, shardLen)
@@ -123,6 +124,24 @@ func (l *Layer) readPooled(ctx context.Context, v *version, ec *erasure.Coder, p
 		return fmt.Errorf("%w: %w", ErrQuorum, err)
 	}
 	return err
+}
+
+// dropAvoided blanks the holders this layer avoids (stalled lately or
+// not alive), so the dispatcher picks none of them, as long as k others
+// remain.
+func (l *Layer) dropAvoided(peers []meta.PeerID, k int) {
+	errs := make([]error, len(peers))
+	for i, id := range peers {
+		if id == "" {
+			errs[i] = errAvoided
+		}
+	}
+	errs = l.leaveOut(peers, errs, k)
+	for i := range peers {
+		if errs[i] != nil {
+			peers[i] = ""
+		}
+	}
 }
 
 // fetchChunk downloads a shard range whole.

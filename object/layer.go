@@ -29,6 +29,8 @@ const (
 	DefaultPeerTimeout    = 5 * time.Second
 	DefaultBucketCacheTTL = 2 * time.Second
 	DefaultSettleWait     = 2 * time.Second
+	DefaultStallAfter     = time.Second
+	DefaultStallHold      = 2 * time.Second
 )
 
 // Config configures a Layer. Zero fields take the defaults above.
@@ -49,9 +51,17 @@ type Config struct {
 	// WriterID names this gateway in version stamps (random when empty).
 	WriterID string
 	Logger   zerolog.Logger
-	// PeerTimeout bounds each metadata call, and each stalled read or
-	// write of a shard stream.
+	// PeerTimeout is the longest any peer call may go without an answer
+	// or a byte of progress: the ceiling of metadata call deadlines, which
+	// otherwise follow each peer's observed latency.
 	PeerTimeout time.Duration
+	// StallAfter is how long a shard stream may make no progress while
+	// the others of its operation do before that peer is given up for it,
+	// and the floor of metadata call deadlines (DefaultStallAfter).
+	StallAfter time.Duration
+	// StallHold is how long a peer that stalled is left out of new
+	// operations before one tries it again (DefaultStallHold).
+	StallHold time.Duration
 	// Now is the wall clock under version stamps and ModTime (time.Now);
 	// stamps also advance past every stamp the layer observes (see hlc).
 	Now func() time.Time
@@ -88,6 +98,7 @@ type Layer struct {
 	clock *hlc
 
 	buckets bucketCache
+	health  *health
 	repairs atomic.Uint64
 	// completing serialises the completes of one upload through this
 	// gateway, so a retried or concurrent Complete finds the first one's
@@ -125,6 +136,12 @@ func New(cfg Config) (*Layer, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.StallAfter <= 0 {
+		cfg.StallAfter = min(DefaultStallAfter, cfg.PeerTimeout)
+	}
+	if cfg.StallHold <= 0 {
+		cfg.StallHold = DefaultStallHold
+	}
 	if cfg.SettleWait <= 0 {
 		cfg.SettleWait = DefaultSettleWait
 	}
@@ -145,6 +162,7 @@ func New(cfg Config) (*Layer, error) {
 		clock:   newHLC(cfg.Now),
 	}
 	l.buckets.ttl = cfg.BucketCacheTTL
+	l.health = newHealth(cfg.StallAfter, cfg.PeerTimeout, cfg.StallHold, time.Now)
 	return l, nil
 }
 

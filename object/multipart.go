@@ -52,7 +52,7 @@ func (l *Layer) newMultipart(ctx context.Context, bucket, key string, opts PutOp
 		StorageClass: class, Code: code, BlockSize: l.cfg.BlockSize, Distribution: dist,
 		ChecksumAlgorithm: string(alg), ChecksumType: string(typ),
 	}
-	rs := fanout(ctx, l, dist, l.cfg.PeerTimeout, func(ctx context.Context, i int, c ShardClient) (struct{}, error) {
+	rs := fanoutQuorum(ctx, l, dist, l.cfg.PeerTimeout, code.WriteQuorum(), func(ctx context.Context, i int, c ShardClient) (struct{}, error) {
 		rec := u
 		rec.ShardIndex = i
 		return struct{}{}, c.PutUpload(ctx, &rec)
@@ -106,7 +106,7 @@ func (l *Layer) putPart(ctx context.Context, bucket, key, uploadID string, numbe
 		return meta.Part{}, err
 	}
 	p := meta.Part{Number: number, Size: res.size, ETag: hex.EncodeToString(body.sum()), Checksums: body.sums.sums()}
-	rs := fanout(ctx, l, u.Distribution, l.cfg.PeerTimeout, func(ctx context.Context, i int, c ShardClient) (struct{}, error) {
+	rs := fanoutQuorum(ctx, l, u.Distribution, l.cfg.PeerTimeout, u.Code.WriteQuorum(), func(ctx context.Context, i int, c ShardClient) (struct{}, error) {
 		if res.errs[i] != nil {
 			return struct{}{}, res.errs[i]
 		}

@@ -204,7 +204,9 @@ func (l *Layer) commitObject(ctx context.Context, o *meta.Object, ready []error,
 const maxCommitAttempts = 3
 
 // commitVersion sends version o with send to every peer of its
-// distribution whose shard is ready (ready[i] == nil) and succeeds once a
+// distribution whose shard is ready (ready[i] == nil) and that this layer
+// does not avoid while a write quorum remains without it (leaveOut), and
+// succeeds once a
 // write quorum accepted o itself. A peer refusing o as stale holds a newer
 // stamp, behind which o would be invisible: that is no acknowledgement.
 // When such refusals cost the quorum, the clock advances past the stamps
@@ -213,8 +215,9 @@ const maxCommitAttempts = 3
 // repair brings them the new stamp.
 func (l *Layer) commitVersion(ctx context.Context, op string, o *meta.Object, ready []error,
 	send func(ctx context.Context, c ShardClient, rec *meta.Object) error) error {
+	ready = l.leaveOut(o.Distribution, ready, o.Code.WriteQuorum())
 	for attempt := 1; ; attempt++ {
-		rs := fanout(ctx, l, o.Distribution, l.cfg.PeerTimeout, func(ctx context.Context, i int, c ShardClient) (struct{}, error) {
+		rs := fanoutQuorum(ctx, l, o.Distribution, l.cfg.PeerTimeout, o.Code.WriteQuorum(), func(ctx context.Context, i int, c ShardClient) (struct{}, error) {
 			if ready[i] != nil {
 				return struct{}{}, ready[i]
 			}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"tessera/meta"
@@ -79,23 +78,104 @@ type reply[T any] struct {
 // Replies come back in the order of peers.
 func fanout[T any](ctx context.Context, l *Layer, peers []meta.PeerID, timeout time.Duration,
 	fn func(ctx context.Context, i int, c ShardClient) (T, error)) []reply[T] {
+	return fanoutQuorum(ctx, l, peers, timeout, 0, fn)
+}
+
+// fanoutQuorum is fanout for an operation that needs need answers
+// (successes or the peers' own refusals). Peers this layer avoids are
+// held in reserve, asked only once the others can no longer give need
+// answers, and otherwise reply errAvoided. Once need answers are in, the
+// calls still running get as long again as those took (at least
+// StallAfter) before they are given up and their peers marked stalled,
+// so one hung peer delays an operation by about a second rather than by
+// its whole deadline. need 0 asks every peer and waits for every call,
+// and so does a repair's or move's own call (quiet ctx): no client waits
+// on it, and on a loaded machine a slow peer is not a hung one.
+func fanoutQuorum[T any](ctx context.Context, l *Layer, peers []meta.PeerID, timeout time.Duration, need int,
+	fn func(ctx context.Context, i int, c ShardClient) (T, error)) []reply[T] {
 	out := make([]reply[T], len(peers))
-	var wg sync.WaitGroup
-	for i, id := range peers {
-		out[i].peer = id
-		wg.Add(1)
+	cancels := make([]context.CancelFunc, len(peers))
+	done := make(chan int, len(peers))
+	launch := func(i int) {
+		cctx, cancel := context.WithCancel(ctx)
+		cancels[i] = cancel
 		go func() {
-			defer wg.Done()
-			out[i].val, out[i].err = call(ctx, l, id, timeout, func(ctx context.Context, c ShardClient) (T, error) {
+			out[i].val, out[i].err = call(cctx, l, peers[i], timeout, func(ctx context.Context, c ShardClient) (T, error) {
 				return fn(ctx, i, c)
 			})
+			done <- i
 		}()
 	}
-	wg.Wait()
+	reserve := map[int]bool{}
+	if !isQuiet(ctx) { // background work asks every peer it means to
+		reserve = l.reserveOf(peers, need)
+	}
+	running := make(map[int]bool, len(peers))
+	for i, id := range peers {
+		out[i].peer = id
+		if reserve[i] {
+			out[i].err = errAvoided
+			continue
+		}
+		running[i] = true
+		launch(i)
+	}
+	start := time.Now()
+	var grace <-chan time.Time
+	answers := 0
+	for len(running) > 0 {
+		select {
+		case i := <-done:
+			delete(running, i)
+			cancels[i]()
+			if out[i].err == nil || isAnswer(out[i].err) {
+				answers++
+			}
+			if answers+len(running) < need {
+				for j := range reserve { // the others cannot make it: ask all
+					running[j] = true
+					launch(j)
+				}
+				clear(reserve)
+			}
+			// A repair's or move's own calls (quiet) wait out their
+			// deadline: no client waits on them, and cutting a slow peer
+			// would only make the background work fail and retry.
+			if need > 0 && answers >= need && grace == nil && len(running) > 0 && !isQuiet(ctx) {
+				grace = time.After(max(l.cfg.StallAfter, time.Since(start)))
+			}
+		case <-grace:
+			for i := range running {
+				l.health.stall(peers[i])
+				cancels[i]()
+			}
+			grace = make(chan time.Time) // never again
+		}
+	}
 	return out
 }
 
-// call runs fn against one peer's client under an optional timeout.
+// reserveOf is the set of peers an operation needing need answers holds
+// in reserve: those avoided, as long as need others remain.
+func (l *Layer) reserveOf(peers []meta.PeerID, need int) map[int]bool {
+	if need <= 0 {
+		return map[int]bool{}
+	}
+	errs := l.leaveOut(peers, make([]error, len(peers)), need)
+	out := map[int]bool{}
+	for i, err := range errs {
+		if err != nil {
+			out[i] = true
+		}
+	}
+	return out
+}
+
+// call runs fn against one peer's client. A positive timeout is the
+// ceiling of the call's deadline, which otherwise follows the peer's
+// observed latency (except for repairs' and moves' own calls); such a call's outcome feeds that latency, and running
+// out of time marks the peer stalled. Without a timeout the caller bounds
+// the call (shard streams watch their own progress).
 func call[T any](ctx context.Context, l *Layer, id meta.PeerID, timeout time.Duration,
 	fn func(ctx context.Context, c ShardClient) (T, error)) (T, error) {
 	var zero T
@@ -103,12 +183,41 @@ func call[T any](ctx context.Context, l *Layer, id meta.PeerID, timeout time.Dur
 	if err != nil {
 		return zero, fmt.Errorf("peer %s: %w", id, err)
 	}
-	if timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
+	if timeout <= 0 {
+		return fn(ctx, c)
 	}
-	return fn(ctx, c)
+	// Repairs and moves keep the ceiling: no client waits on them, and
+	// their calls (rebuilt shards committed, records rewritten) take
+	// longer than the calls the latency is learnt from.
+	learn := !isQuiet(ctx)
+	if learn {
+		timeout = l.health.deadline(id, timeout)
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	start := time.Now()
+	v, err := fn(cctx, c)
+	switch {
+	case err == nil || isAnswer(err):
+		if learn {
+			l.health.observe(id, time.Since(start))
+		}
+	case ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded):
+		l.health.stall(id)
+	}
+	return v, err
+}
+
+// isAnswer reports whether err is the peer's own reply (a sentinel it
+// sends back) rather than a failure to reach it.
+func isAnswer(err error) bool {
+	for _, s := range []error{meta.ErrNotFound, meta.ErrBucketNotFound, meta.ErrStale, meta.ErrUploadNotFound,
+		meta.ErrBucketExists, meta.ErrBucketNotEmpty, meta.ErrInvalidArgument, meta.ErrDiskFull} {
+		if errors.Is(err, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // tally summarises replies: how many succeeded, and the failures by peer.

@@ -113,8 +113,9 @@ func (l *Layer) readSettled(ctx context.Context, q querySet, bucket, key string)
 	}
 }
 
-// readMeta asks every peer of q in parallel and decides as soon as the
-// answers so far settle it; the calls still running are then cancelled.
+// readMeta asks every peer of q in parallel, those this layer avoids too
+// (their answers cost nothing when the others settle the read, and help
+// when they do not), and decides as soon as the answers so far settle it; the calls still running are then cancelled.
 // A nil version means no live or deleted version exists; noBucket reports
 // that some peer answered it has no such bucket.
 func (l *Layer) readMeta(ctx context.Context, q querySet, bucket, key string) (v *version, noBucket bool, err error) {

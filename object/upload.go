@@ -31,7 +31,14 @@ func (l *Layer) readUpload(ctx context.Context, bucket, key, uploadID string) (*
 	if err != nil {
 		return nil, err
 	}
-	rs := fanout(ctx, l, q.peers, l.cfg.PeerTimeout, func(ctx context.Context, _ int, c ShardClient) (*meta.Upload, error) {
+	// Every peer's answer shows which parts it holds, but a peer lagging
+	// once all others answered is given up (as many as the narrowest
+	// parity could lose): its shards then count as not ready.
+	need := len(q.peers)
+	for _, cs := range q.codes {
+		need = min(need, len(q.peers)-cs.code.M)
+	}
+	rs := fanoutQuorum(ctx, l, q.peers, l.cfg.PeerTimeout, need, func(ctx context.Context, _ int, c ShardClient) (*meta.Upload, error) {
 		return c.GetUpload(ctx, bucket, key, uploadID)
 	})
 	v := &uploadView{holders: map[int]*meta.Upload{}}

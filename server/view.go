@@ -33,7 +33,10 @@ type peerClient struct {
 	c    *peer.Client
 }
 
-var _ object.Cluster = (*clusterView)(nil)
+var (
+	_ object.Cluster  = (*clusterView)(nil)
+	_ object.Liveness = (*clusterView)(nil)
+)
 
 func newClusterView(node *cluster.Node, secret []byte) *clusterView {
 	tr := &http.Transport{
@@ -99,4 +102,11 @@ func (v *clusterView) peer(id meta.PeerID) (*peer.Client, error) {
 func (v *clusterView) Close() error {
 	v.tr.CloseIdleConnections()
 	return nil
+}
+
+// Alive reports whether gossip holds the peer alive, so writes leave a
+// dead or departed peer out at once rather than wait on it.
+func (v *clusterView) Alive(id meta.PeerID) bool {
+	m, ok := v.node.View().Member(id)
+	return ok && m.State == cluster.StateAlive
 }

@@ -1,0 +1,171 @@
+package object
+
+import (
+	"errors"
+	"slices"
+	"sync"
+	"time"
+
+	"tessera/meta"
+)
+
+// errAvoided fails a call this layer did not make: the peer stalled
+// recently or gossip holds it dead, and the operation can do without it.
+var errAvoided = errors.New("peer avoided: stalled or not alive")
+
+// Liveness is the optional part of a Cluster that knows from gossip
+// whether a peer is alive. Without it every peer counts as alive until
+// it stalls.
+type Liveness interface {
+	Alive(id meta.PeerID) bool
+}
+
+// Deadline policy of a metadata call: latencyMult times the peer's recent
+// p99, never under the floor (Config.StallAfter) nor over the ceiling
+// (Config.PeerTimeout). Until latencyMin samples exist the ceiling holds.
+const (
+	latencyWindow = 128
+	latencyMin    = 16
+	latencyMult   = 4
+)
+
+// health is what this layer saw of each peer: the latency of its
+// metadata calls, to size their deadlines, and whether it stalled.
+// A stalled peer is left out of new operations for StallHold; then one
+// operation tries it again, and only a shard stream that goes through
+// clears the mark, so a hung peer costs one probe per hold rather than
+// every request. Safe for
+// concurrent use.
+type health struct {
+	floor, ceil, hold time.Duration
+	now               func() time.Time
+
+	mu    sync.Mutex
+	peers map[meta.PeerID]*peerHealth
+}
+
+type peerHealth struct {
+	lat     []time.Duration // ring of recent latencies
+	next    int
+	sorted  []time.Duration // lat sorted, when not dirty
+	dirty   bool
+	stalled time.Time // when last marked stalled or probed; zero: healthy
+}
+
+func newHealth(floor, ceil, hold time.Duration, now func() time.Time) *health {
+	return &health{floor: floor, ceil: ceil, hold: hold, now: now, peers: map[meta.PeerID]*peerHealth{}}
+}
+
+func (h *health) peer(id meta.PeerID) *peerHealth {
+	p, ok := h.peers[id]
+	if !ok {
+		p = &peerHealth{}
+		h.peers[id] = p
+	}
+	return p
+}
+
+// deadline is the time a metadata call to id may take, at most ceil.
+func (h *health) deadline(id meta.PeerID, ceil time.Duration) time.Duration {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	p := h.peer(id)
+	if len(p.lat) < latencyMin {
+		return ceil
+	}
+	return min(max(latencyMult*p.p99(), h.floor), ceil)
+}
+
+// observe records a successful metadata call of id that took d.
+func (h *health) observe(id meta.PeerID, d time.Duration) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	p := h.peer(id)
+	if len(p.lat) < latencyWindow {
+		p.lat = append(p.lat, d)
+	} else {
+		p.lat[p.next] = d
+		p.next = (p.next + 1) % latencyWindow
+	}
+	p.dirty = true
+}
+
+// p99 is the 99th percentile of p's recent latencies, sorted again only
+// after new samples (a window of latencyWindow sorts in microseconds).
+func (p *peerHealth) p99() time.Duration {
+	if p.dirty {
+		p.sorted = append(p.sorted[:0], p.lat...)
+		slices.Sort(p.sorted)
+		p.dirty = false
+	}
+	return p.sorted[(len(p.sorted)-1)*99/100]
+}
+
+// recovered clears id's stall mark: a shard stream to or from it went
+// through. Only a stream clears it, since a peer may answer metadata
+// calls while its streams hang.
+func (h *health) recovered(id meta.PeerID) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if p, ok := h.peers[id]; ok {
+		p.stalled = time.Time{}
+	}
+}
+
+// stall marks id as stalled now.
+func (h *health) stall(id meta.PeerID) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.peer(id).stalled = h.now()
+}
+
+// avoid reports whether to leave id out of a new operation. Once a
+// mark is older than the hold, the first caller is let through as a
+// probe and the mark restarts, so concurrent operations keep avoiding
+// the peer until the probe's outcome is known.
+func (h *health) avoid(id meta.PeerID) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	p, ok := h.peers[id]
+	if !ok || p.stalled.IsZero() {
+		return false
+	}
+	now := h.now()
+	if now.Sub(p.stalled) < h.hold {
+		return true
+	}
+	p.stalled = now
+	return false
+}
+
+// avoided reports whether l should leave peer out of a new operation:
+// gossip holds it not alive, or it stalled lately.
+func (l *Layer) avoided(id meta.PeerID) bool {
+	if lv, ok := l.cfg.Cluster.(Liveness); ok && !lv.Alive(id) {
+		return true
+	}
+	return l.health.avoid(id)
+}
+
+// leaveOut returns failed with errAvoided set for the avoided peers among
+// those not failed yet, as long as need others remain; else failed as
+// is, since trying a doubtful peer beats failing outright. failed is not
+// modified.
+func (l *Layer) leaveOut(peers []meta.PeerID, failed []error, need int) []error {
+	out := slices.Clone(failed)
+	left := 0
+	for i, id := range peers {
+		if out[i] != nil {
+			continue
+		}
+		if l.avoided(id) {
+			out[i] = errAvoided
+		} else {
+			left++
+		}
+	}
+	if left < need {
+		return failed
+	}
+	return out
+}

@@ -18,7 +18,7 @@ type Membership interface {
 	// Layouts returns the adopted ring epoch (Number 0: none, and the ring
 	// is then built from membership), the older layouts data may still sit
 	// on and how far data is known to have moved, all read only, with a
-	// generation that changes whenever they do.
+	// generation that grows whenever they change.
 	Layouts() (l Layouts, gen uint64)
 }
 
@@ -79,11 +79,15 @@ func (v *View) Ring() *ring.Ring {
 // syncEpochs brings the epoch rings up to the Membership's Layouts and
 // returns the current epoch's ring, nil while there is no epoch. A
 // membership ring an epoch replaces is kept as the pre-epoch layout.
+// Layouts are read before the lock, so a caller may arrive with an older
+// generation than one already applied; it must not put the view back,
+// or a watcher woken by the change could read the old epoch and, with
+// nothing else to wake it, never act on the new one.
 func (v *View) syncEpochs() *ring.Ring {
 	l, gen := v.src.Layouts()
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.synced && gen == v.gen {
+	if v.synced && gen <= v.gen {
 		return v.cur
 	}
 	v.synced, v.gen, v.epoch = true, gen, l.Cur.Number

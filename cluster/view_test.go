@@ -133,3 +133,57 @@ func TestViewPlacement(t *testing.T) {
 		t.Fatalf("no peers: err = %v", err)
 	}
 }
+
+// replayMembership answers Layouts from a script, so a test can hand the
+// view an older generation after a newer one: what a caller that read
+// the Layouts just before a change, and took the view's lock just after
+// another caller applied it, does.
+type replayMembership struct {
+	*fakeMembership
+	script []Layouts
+	gens   []uint64
+}
+
+func (r *replayMembership) Layouts() (Layouts, uint64) {
+	l, g := r.script[0], r.gens[0]
+	if len(r.script) > 1 {
+		r.script, r.gens = r.script[1:], r.gens[1:]
+	}
+	return l, g
+}
+
+func TestViewEpochNeverGoesBack(t *testing.T) {
+	f := &fakeMembership{}
+	for _, id := range []string{"p1", "p2", "p3"} {
+		f.put(peerMember(id, "", StateAlive))
+	}
+	ep := func(n uint64) Epoch {
+		e := Epoch{Number: n}
+		for _, id := range []string{"p1", "p2", "p3"} {
+			e.Peers = append(e.Peers, EpochPeer{ID: id, Weight: 1, Vnodes: 64})
+		}
+		return e
+	}
+	one, two := Layouts{Cur: ep(1)}, Layouts{Cur: ep(2), Older: []Epoch{ep(1)}}
+	cases := []struct {
+		name   string
+		script []Layouts
+		gens   []uint64
+		want   uint64
+	}{
+		{"in order", []Layouts{one, two}, []uint64{1, 2}, 2},
+		{"a late reader of the old generation", []Layouts{one, two, one}, []uint64{1, 2, 1}, 2},
+		{"the same generation again", []Layouts{two, two}, []uint64{2, 2}, 2},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			v := NewView(&replayMembership{fakeMembership: f, script: tc.script, gens: tc.gens}, ViewConfig{})
+			for range tc.script {
+				v.Ring()
+			}
+			if got := v.EpochNumber(); got != tc.want {
+				t.Fatalf("epoch %d, want %d", got, tc.want)
+			}
+		})
+	}
+}

@@ -271,6 +271,21 @@ func (c *procCluster) kill(p *proc) {
 	<-waited
 }
 
+// signal sends sig to p, if running, and waits up to 15 s for it to exit.
+func (c *procCluster) signal(p *proc, sig syscall.Signal) {
+	p.mu.Lock()
+	cmd, waited := p.cmd, p.waited
+	p.mu.Unlock()
+	if cmd == nil {
+		return
+	}
+	_ = cmd.Process.Signal(sig)
+	select {
+	case <-waited:
+	case <-time.After(15 * time.Second):
+	}
+}
+
 // stop asks a process to exit (SIGTERM), killing it if it lingers.
 func (c *procCluster) stop(p *proc) {
 	p.mu.Lock()
@@ -290,6 +305,9 @@ func (c *procCluster) stop(p *proc) {
 
 func (c *procCluster) stopAll() {
 	for _, p := range c.gws {
+		if c.t.Failed() && os.Getenv("TESSERA_KEEP_LOGS") != "" {
+			c.signal(p, syscall.SIGQUIT) // its goroutines, into the kept log
+		}
 		c.stop(p)
 	}
 	for _, p := range c.peers {

@@ -13,13 +13,6 @@ import (
 // recently or gossip holds it dead, and the operation can do without it.
 var errAvoided = errors.New("peer avoided: stalled or not alive")
 
-// Liveness is the optional part of a Cluster that knows from gossip
-// whether a peer is alive. Without it every peer counts as alive until
-// it stalls.
-type Liveness interface {
-	Alive(id meta.PeerID) bool
-}
-
 // Deadline policy of a metadata call: latencyMult times the peer's recent
 // p99, never under the floor (Config.StallAfter) nor over the ceiling
 // (Config.PeerTimeout). Until latencyMin samples exist the ceiling holds.
@@ -141,7 +134,7 @@ func (h *health) avoid(id meta.PeerID) bool {
 // avoided reports whether l should leave peer out of a new operation:
 // gossip holds it not alive, or it stalled lately.
 func (l *Layer) avoided(id meta.PeerID) bool {
-	if lv, ok := l.cfg.Cluster.(Liveness); ok && !lv.Alive(id) {
+	if l.cfg.Alive != nil && !l.cfg.Alive(id) {
 		return true
 	}
 	return l.health.avoid(id)

@@ -62,6 +62,10 @@ type Config struct {
 	// StallHold is how long a peer that stalled is left out of new
 	// operations before one tries it again (DefaultStallHold).
 	StallHold time.Duration
+	// Alive, when set, reports whether gossip holds a peer alive; writes
+	// leave one it does not out at once. Without it every peer counts as
+	// alive until it stalls.
+	Alive func(id meta.PeerID) bool
 	// Now is the wall clock under version stamps and ModTime (time.Now);
 	// stamps also advance past every stamp the layer observes (see hlc).
 	Now func() time.Time

@@ -50,6 +50,7 @@ func layerOn(t testing.TB, fc *fakeCluster, tune ...func(*Config)) *Layer {
 	t.Helper()
 	cfg := Config{
 		Cluster:     fc,
+		Alive:       fc.Alive,
 		DefaultCode: meta.Code{K: 4, M: 2},
 		BlockSize:   testBlock,
 		InlineLimit: testInline,

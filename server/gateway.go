@@ -157,7 +157,7 @@ func (g *Gateway) build() error {
 	layer, err := object.New(object.Config{
 		Cluster: g.view, Scheduler: g.countChoices(), DefaultCode: g.cfg.Code, Classes: classes,
 		BlockSize: g.cfg.BlockSize, WriterID: g.id, Logger: g.cfg.Logger, Repair: g.repair.Enqueue,
-		Pool: g.pool, Observe: g.tracker.Begin, Now: offsetClock(g.cfg.ClockOffset),
+		Pool: g.pool, Observe: g.tracker.Begin, Now: offsetClock(g.cfg.ClockOffset), Alive: g.view.Alive,
 	})
 	if err != nil {
 		return fmt.Errorf("gateway: %w", err)

@@ -33,10 +33,7 @@ type peerClient struct {
 	c    *peer.Client
 }
 
-var (
-	_ object.Cluster  = (*clusterView)(nil)
-	_ object.Liveness = (*clusterView)(nil)
-)
+var _ object.Cluster = (*clusterView)(nil)
 
 func newClusterView(node *cluster.Node, secret []byte) *clusterView {
 	tr := &http.Transport{

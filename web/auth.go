@@ -104,6 +104,13 @@ func (g *gate) allowed(r *http.Request) bool {
 	return false
 }
 
+// admin guards a route that exposes the process itself (profiles): it
+// needs the credentials even when the status page is public.
+func (g *gate) admin(next http.Handler) http.Handler {
+	strict := &gate{creds: g.creds, sess: g.sess}
+	return strict.api(next)
+}
+
 // page guards a human-facing route: strangers go to the login form.
 func (g *gate) page(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

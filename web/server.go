@@ -142,6 +142,7 @@ func (s *Server) routes() (http.Handler, error) {
 		}
 		serveFile(w, r, static, "login.html")
 	})
+	profiles(mux, g)
 	mux.HandleFunc("POST /login", g.login)
 	mux.HandleFunc("POST /logout", g.logout)
 	mux.Handle("GET /{$}", g.page(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

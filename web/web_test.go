@@ -150,6 +150,12 @@ func TestAccess(t *testing.T) {
 		{name: "metrics token", token: "tok", rq: request{method: "GET", path: "/metrics", bearer: "tok"}, want: 200},
 		{name: "metrics ignore s3 creds", token: "tok", rq: request{method: "GET", path: "/metrics", basic: good}, want: 401},
 		{name: "unknown path", rq: request{method: "GET", path: "/nope", basic: good}, want: 404},
+		{name: "profiles need auth", rq: request{method: "GET", path: "/debug/pprof/"}, want: 401},
+		{name: "profiles need auth on a public page", public: true, rq: request{method: "GET", path: "/debug/pprof/goroutine"}, want: 401},
+		{name: "profiles wrong secret", public: true, rq: request{method: "GET", path: "/debug/pprof/heap", basic: bad}, want: 401},
+		{name: "profiles index", rq: request{method: "GET", path: "/debug/pprof/", basic: good}, want: 200},
+		{name: "heap profile", public: true, rq: request{method: "GET", path: "/debug/pprof/heap", basic: good}, want: 200},
+		{name: "cpu profile", rq: request{method: "GET", path: "/debug/pprof/profile?seconds=1", basic: good}, want: 200},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -84,7 +84,8 @@ func measure(ctx context.Context, cfg config, targets []*target, cells []cell) (
 	return res, nil
 }
 
-// order is targets as given in even rounds, reversed in odd ones.
+// order is targets as given in even rounds, reversed in odd ones: with
+// three, the first and last alternate and the middle one stays between.
 func order(targets []*target, round int) []*target {
 	out := append([]*target(nil), targets...)
 	if round%2 == 1 {
@@ -105,10 +106,10 @@ func logSample(r, rounds int, c cell, t *target, s sample) {
 // counts exactly the work timed. An error from a server that has exited, or
 // an interrupt, ends the whole run; other request errors are counted.
 func (t *target) run(ctx context.Context, c cell, dur time.Duration) (sample, error) {
-	if t.proc.exited() {
-		return sample{}, fmt.Errorf("%s exited: %v; log %s", t.name, t.proc.err, t.proc.log)
+	if p := t.exited(); p != nil {
+		return sample{}, fmt.Errorf("%s exited: %v; log %s", p.name, p.err, p.log)
 	}
-	cpu0, err := cpuSeconds(t.proc.pid())
+	cpu0, err := t.cpuSeconds()
 	if err != nil {
 		return sample{}, err
 	}
@@ -136,10 +137,10 @@ func (t *target) run(ctx context.Context, c cell, dur time.Duration) (sample, er
 	if err := ctx.Err(); err != nil {
 		return sample{}, err
 	}
-	if t.proc.exited() {
-		return sample{}, fmt.Errorf("%s exited during %s: %v; log %s", t.name, c.name, t.proc.err, t.proc.log)
+	if p := t.exited(); p != nil {
+		return sample{}, fmt.Errorf("%s exited during %s: %v; log %s", p.name, c.name, p.err, p.log)
 	}
-	cpu1, err := cpuSeconds(t.proc.pid())
+	cpu1, err := t.cpuSeconds()
 	if err != nil {
 		return sample{}, err
 	}

@@ -3,7 +3,7 @@
 // 4KiB, 1MiB and 16MiB objects at 1, 8 and 32 requests in flight.
 //
 //	go run ./scripts/vsminio -tessera /tmp/tessera -minio ~/go/bin/minio \
-//	    [-rounds 4] [-dur 5s] [-cells REGEXP] [-out FILE]
+//	    [-rounds 4] [-dur 5s] [-cells REGEXP] [-cluster] [-out FILE]
 //
 // Method. Both servers are started by this program as child processes, each
 // on a temp dir of the same local disk (tmpfs is refused: it would hide the
@@ -32,6 +32,11 @@
 // shares the machine with them, which the ratio cancels. Peak RSS is each
 // process's VmHWM at the end.
 //
+// With -cluster a third target runs in the same rounds: `tessera gateway`
+// and six `tessera peer` processes on loopback, the layout of a real
+// deployment; its CPU is all seven processes', and a second table gives
+// its ratio to the embedded server.
+//
 // Every request error is printed and counted, and a cell with errors is
 // marked FAIL in the table; the program then exits non-zero.
 package main
@@ -56,6 +61,7 @@ type config struct {
 	out            string
 	tmp            string
 	keep           bool
+	cluster        bool
 }
 
 func main() {
@@ -88,6 +94,7 @@ func parseFlags(args []string) (config, error) {
 	fs.StringVar(&cfg.out, "out", "", "also write the report to this file")
 	fs.StringVar(&cfg.tmp, "tmp", "/var/tmp", "parent of the servers' temp dirs; must be a local disk, not tmpfs")
 	fs.BoolVar(&cfg.keep, "keep", false, "keep the temp dirs (data and server logs) afterwards")
+	fs.BoolVar(&cfg.cluster, "cluster", false, "also measure a tessera cluster: one gateway and six peer processes on loopback")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}

@@ -59,6 +59,23 @@ func peakRSS(pid int) string {
 	return "unknown"
 }
 
+// peakRSS is the S3 process's peak RSS and, for a cluster, the largest
+// of its peers'.
+func (t *target) peakRSS() string {
+	out := peakRSS(t.procs[0].pid())
+	if len(t.procs) > 1 {
+		var most float64
+		for _, p := range t.procs[1:] {
+			var mib float64
+			if _, err := fmt.Sscanf(peakRSS(p.pid()), "%f MiB", &mib); err == nil {
+				most = max(most, mib)
+			}
+		}
+		out = fmt.Sprintf("%s (gateway), %.0f MiB (largest peer)", out, most)
+	}
+	return out
+}
+
 // loadavg is /proc/loadavg's three load averages.
 func loadavg() string {
 	b, err := os.ReadFile("/proc/loadavg")

@@ -23,7 +23,7 @@ func (e *environment) report(cells []cell, targets []*target, res *results) stri
 	fmt.Fprintf(&b, "- load average: %s at start, %s at end\n", e.loadStart, e.loadEnd)
 	fmt.Fprintf(&b, "- rounds: %d × %s per server per cell, order alternating by round\n", e.cfg.rounds, e.cfg.dur)
 	for _, t := range targets {
-		fmt.Fprintf(&b, "- %s: %s; peak RSS %s\n", t.name, version(t), peakRSS(t.proc.pid()))
+		fmt.Fprintf(&b, "- %s: %s; peak RSS %s\n", t.name, version(t), t.peakRSS())
 	}
 	fmt.Fprintf(&b, "\nops/s and MB/s (10^6 B/s) are medians over rounds; the ratio is the median of the per-round ratios of ops/s; CPU is server CPU seconds per GiB moved, over all rounds.\n\n")
 	fmt.Fprintf(&b, "| cell | tessera ops/s | MinIO ops/s | tessera MB/s | MinIO MB/s | tessera/MinIO | CPU s/GiB tessera | CPU s/GiB MinIO | errors t/M |\n")
@@ -31,7 +31,26 @@ func (e *environment) report(cells []cell, targets []*target, res *results) stri
 	for _, c := range cells {
 		b.WriteString(row(c, res.samples[c.name]["tessera"], res.samples[c.name]["MinIO"]))
 	}
+	if e.cfg.cluster {
+		fmt.Fprintf(&b, "\nThe cluster (one gateway, six peer processes) against the embedded server and MinIO, same rounds; its CPU is all seven processes'.\n\n")
+		fmt.Fprintf(&b, "| cell | cluster ops/s | cluster MB/s | cluster/embedded | cluster/MinIO | CPU s/GiB cluster | errors |\n")
+		fmt.Fprintf(&b, "|---|--:|--:|--:|--:|--:|--:|\n")
+		for _, c := range cells {
+			b.WriteString(clusterRow(c, res.samples[c.name]))
+		}
+	}
 	return b.String()
+}
+
+func clusterRow(c cell, by map[string][]sample) string {
+	cs := by[clusterName]
+	vsT, vsM := fmt.Sprintf("%.2f", medianRatio(cs, by["tessera"])), fmt.Sprintf("%.2f", medianRatio(cs, by["MinIO"]))
+	errs := sumErrs(cs)
+	if errs > 0 {
+		vsT, vsM = "FAIL", "FAIL"
+	}
+	return fmt.Sprintf("| %s | %.1f | %.1f | %s | %s | %.2f | %d |\n", c.name, median(cs, sample.opsPerSec),
+		median(cs, sample.mbPerSec), vsT, vsM, cpuPerGiB(cs), errs)
 }
 
 func row(c cell, ts, ms []sample) string {

@@ -124,7 +124,7 @@ func newCreds() creds {
 
 // startTessera runs `tessera server` on one data dir (six peers by default,
 // EC 4+2 by default).
-func startTessera(bin, root string, c creds) (*proc, string, error) {
+func startTessera(bin, root string, c creds) ([]*proc, string, error) {
 	addrs, err := freeAddrs(2)
 	if err != nil {
 		return nil, "", err
@@ -138,12 +138,54 @@ func startTessera(bin, root string, c creds) (*proc, string, error) {
 	env := []string{"TESSERA_ACCESS_KEY=" + c.access, "TESSERA_SECRET_KEY=" + c.secret,
 		"TESSERA_CLUSTER_SECRET=" + hex.EncodeToString([]byte(c.secret))}
 	p, err := startProc("tessera", bin, args, env, filepath.Join(root, "server.log"))
-	return p, addrs[0], err
+	return procsOf(p), addrs[0], err
+}
+
+func procsOf(p *proc) []*proc {
+	if p == nil {
+		return nil
+	}
+	return []*proc{p}
+}
+
+// clusterName is the target -cluster adds.
+const clusterName = "cluster"
+
+// startTesseraCluster runs `tessera gateway` and six `tessera peer`
+// processes joining it over gossip on loopback, EC 4+2: the layout of a
+// real deployment, every shard crossing a socket.
+func startTesseraCluster(bin, root string, c creds) ([]*proc, string, error) {
+	addrs, err := freeAddrs(3)
+	if err != nil {
+		return nil, "", err
+	}
+	env := []string{"TESSERA_ACCESS_KEY=" + c.access, "TESSERA_SECRET_KEY=" + c.secret,
+		"TESSERA_CLUSTER_SECRET=" + hex.EncodeToString([]byte(c.secret))}
+	gw, err := startProc("cluster gateway", bin, []string{"gateway", "--address", addrs[0], "--web-address", addrs[1],
+		"--bind", addrs[2], "--ec", "4+2", "--log-level", "warn"}, env, filepath.Join(root, "gateway.log"))
+	if err != nil {
+		return nil, "", err
+	}
+	procs := []*proc{gw}
+	for i := 1; i <= 6; i++ {
+		dir := filepath.Join(root, "peer"+strconv.Itoa(i))
+		pa, err := freeAddrs(2)
+		if err != nil {
+			return procs, "", err
+		}
+		p, err := startProc("cluster peer"+strconv.Itoa(i), bin, []string{"peer", dir, "--address", pa[0], "--bind", pa[1],
+			"--join", addrs[2], "--log-level", "warn"}, env, filepath.Join(root, "peer"+strconv.Itoa(i)+".log"))
+		if err != nil {
+			return procs, "", err
+		}
+		procs = append(procs, p)
+	}
+	return procs, addrs[0], nil
 }
 
 // startMinio runs `minio server DIR{1...6}`: one erasure set of six drives,
 // EC:2 parity for the standard class, so 4+2 like tessera.
-func startMinio(bin, root string, c creds) (*proc, string, error) {
+func startMinio(bin, root string, c creds) ([]*proc, string, error) {
 	addrs, err := freeAddrs(2)
 	if err != nil {
 		return nil, "", err
@@ -164,7 +206,7 @@ func startMinio(bin, root string, c creds) (*proc, string, error) {
 		"MINIO_BROWSER=off", "MINIO_UPDATE=off",
 	}
 	p, err := startProc("minio", bin, args, env, filepath.Join(root, "server.log"))
-	return p, addrs[0], err
+	return procsOf(p), addrs[0], err
 }
 
 // checkLocalDisk refuses a tmpfs parent: data in RAM would measure neither
@@ -181,17 +223,20 @@ func checkLocalDisk(dir string) error {
 	return nil
 }
 
-// waitExitOrCtx returns an error if p exits or ctx ends first, for the
-// readiness wait.
-func waitExitOrCtx(ctx context.Context, p *proc, d time.Duration) error {
+// waitExitOrCtx waits d, returning an error if one of ps has exited or
+// ctx ends first, for the readiness wait.
+func waitExitOrCtx(ctx context.Context, ps []*proc, d time.Duration) error {
 	select {
-	case <-p.done:
-		return fmt.Errorf("%s exited during start: %v; log %s", p.name, p.err, p.log)
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-time.After(d):
-		return nil
 	}
+	for _, p := range ps {
+		if p.exited() {
+			return fmt.Errorf("%s exited during start: %v; log %s", p.name, p.err, p.log)
+		}
+	}
+	return nil
 }
 
 var errNotReady = errors.New("not ready")

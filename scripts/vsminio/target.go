@@ -14,12 +14,37 @@ import (
 
 const bucket = "bench"
 
-// target is one server under test and the client that drives it.
+// target is one server under test and the client that drives it. procs
+// are its processes, the one serving S3 first: one for the embedded
+// server and MinIO, a gateway and its peers for the tessera cluster.
 type target struct {
-	name string
-	bin  string
-	proc *proc
-	cl   *minio.Client
+	name  string
+	bin   string
+	procs []*proc
+	cl    *minio.Client
+}
+
+// exited returns a process of t that has exited, or nil.
+func (t *target) exited() *proc {
+	for _, p := range t.procs {
+		if p.exited() {
+			return p
+		}
+	}
+	return nil
+}
+
+// cpuSeconds is the CPU time of all of t's processes.
+func (t *target) cpuSeconds() (float64, error) {
+	var sum float64
+	for _, p := range t.procs {
+		c, err := cpuSeconds(p.pid())
+		if err != nil {
+			return 0, err
+		}
+		sum += c
+	}
+	return sum, nil
 }
 
 // environment owns the temp dirs and the server processes.
@@ -47,26 +72,32 @@ func (e *environment) start(ctx context.Context) ([]*target, error) {
 	c := newCreds()
 	starts := []struct {
 		name, bin string
-		fn        func(bin, root string, c creds) (*proc, string, error)
+		fn        func(bin, root string, c creds) ([]*proc, string, error)
 	}{{"tessera", e.cfg.tessera, startTessera}, {"MinIO", e.cfg.minio, startMinio}}
+	if e.cfg.cluster {
+		starts = append(starts, struct {
+			name, bin string
+			fn        func(bin, root string, c creds) ([]*proc, string, error)
+		}{clusterName, e.cfg.tessera, startTesseraCluster})
+	}
 	for _, s := range starts {
 		dir := filepath.Join(root, s.name)
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("%s dir: %w", s.name, err)
 		}
-		p, addr, err := s.fn(s.bin, dir, c)
+		ps, addr, err := s.fn(s.bin, dir, c)
+		t := &target{name: s.name, bin: s.bin, procs: ps}
+		e.targets = append(e.targets, t) // stop stops what started, even on error
 		if err != nil {
 			return nil, err
 		}
-		t := &target{name: s.name, bin: s.bin, proc: p}
-		e.targets = append(e.targets, t)
 		if t.cl, err = newClient(addr, c); err != nil {
 			return nil, err
 		}
 		if err := t.ready(ctx); err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(os.Stderr, "%s ready: pid %d, s3 %s, log %s\n", t.name, p.pid(), addr, p.log)
+		fmt.Fprintf(os.Stderr, "%s ready: pid %d, s3 %s, log %s\n", t.name, ps[0].pid(), addr, ps[0].log)
 	}
 	return e.targets, nil
 }
@@ -75,8 +106,10 @@ func (e *environment) start(ctx context.Context) ([]*target, error) {
 func (e *environment) stop() error {
 	var errs []error
 	for _, t := range e.targets {
-		if err := t.proc.stop(); err != nil {
-			errs = append(errs, err)
+		for _, p := range t.procs {
+			if err := p.stop(); err != nil {
+				errs = append(errs, err)
+			}
 		}
 	}
 	if e.root != "" && !e.cfg.keep && len(errs) == 0 {
@@ -124,12 +157,12 @@ func (t *target) ready(ctx context.Context) error {
 		if last == nil {
 			break
 		}
-		if err := waitExitOrCtx(ctx, t.proc, 250*time.Millisecond); err != nil {
+		if err := waitExitOrCtx(ctx, t.procs, 250*time.Millisecond); err != nil {
 			return err
 		}
 	}
 	if last != nil {
-		return fmt.Errorf("%s not answering after 2m: %w; log %s", t.name, last, t.proc.log)
+		return fmt.Errorf("%s not answering after 2m: %w; log %s", t.name, last, t.procs[0].log)
 	}
 	if err := t.cl.MakeBucket(ctx, bucket, minio.MakeBucketOptions{}); err != nil {
 		return fmt.Errorf("%s: make bucket: %w", t.name, err)

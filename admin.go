@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"time"
 
@@ -52,7 +53,12 @@ func runAdmin(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	c := peer.NewClient(peer.ClientConfig{BaseURL: "http://" + pos[0], Secret: []byte(secret)})
+	certs, err := peer.NewTLS([]byte(secret))
+	if err != nil {
+		return fmt.Errorf("admin decommission: %w", err)
+	}
+	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: certs.Client}}
+	c := peer.NewClient(peer.ClientConfig{BaseURL: "https://" + pos[0], Secret: []byte(secret), HTTP: hc})
 	defer c.CloseIdleConnections()
 	if err := c.Drain(ctx); err != nil {
 		return fmt.Errorf("admin decommission %s: %w", pos[0], err)

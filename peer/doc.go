@@ -44,17 +44,28 @@
 // on both sides. A Stale refusal also carries "held", the stamp of the
 // record the write lost to, and unwraps to a *meta.StaleError naming it.
 //
+// # Transport security
+//
+// Nodes talk to the shard API only over TLS 1.3 with mutual
+// authentication (tls.go). The cluster CA's key is derived from the
+// cluster secret with HKDF-SHA256, so every node holding the secret
+// issues itself a certificate at start and checks its counterpart's
+// against the same CA; a client or server without one is refused in the
+// handshake. Every byte between nodes is thus encrypted and
+// authenticated: a captured connection cannot be read, cannot be replayed
+// (each handshake is fresh, so a recording fails against a restarted peer
+// as against a running one), and a body altered on the way fails its
+// record's authentication and ends the connection.
+//
 // # Authentication
 //
-// Every request carries a timestamp (unix seconds), a random 128-bit
+// Every request also carries a timestamp (unix seconds), a random 128-bit
 // nonce and HMAC-SHA256 over method, escaped path, raw query, timestamp
 // and nonce, keyed with a key derived from the cluster secret (the raw
 // secret also keys gossip encryption, so it is never used directly). The
 // server answers 401 to a missing or wrong MAC, a timestamp more than
 // MaxSkew away from its clock, or a nonce it has seen within the window;
-// rejected requests reach no handler. Bodies are not covered by the MAC:
-// they are streams that cannot be hashed before the request is sent. The
-// API is meant for loopback and cluster-internal networks; transport
-// security (TLS) is future work, and until then an on-path attacker could
-// replace a body.
+// rejected requests reach no handler. The MAC covers the request line,
+// not the body (a stream that cannot be hashed before it is sent): the
+// body's integrity is TLS's.
 package peer

@@ -120,7 +120,10 @@ func StartGateway(ctx context.Context, cfg GatewayConfig) (*Gateway, error) {
 		return nil, fmt.Errorf("gateway: gossip: %w", err)
 	}
 	g.node = node
-	g.view = newClusterView(node, []byte(cfg.Credentials.ClusterSecret))
+	if g.view, err = newClusterView(node, []byte(cfg.Credentials.ClusterSecret)); err != nil {
+		node.Close()
+		return nil, fmt.Errorf("gateway: %w", err)
+	}
 	if err := g.build(); err != nil {
 		node.Close()
 		return nil, err

@@ -158,6 +158,12 @@ func startPeer(ctx context.Context, cfg PeerConfig) (*Peer, error) {
 }
 
 func (p *Peer) serve(cfg PeerConfig) error {
+	// Other nodes reach the shard API only over TLS with a certificate of
+	// the cluster CA (peer.NewTLS).
+	certs, err := peer.NewTLS(cfg.Secret)
+	if err != nil {
+		return fmt.Errorf("peer %s: %w", p.id, err)
+	}
 	ln, err := net.Listen("tcp", cfg.Address)
 	if err != nil {
 		return fmt.Errorf("peer %s: listen %s: %w", p.id, cfg.Address, err)
@@ -169,10 +175,10 @@ func (p *Peer) serve(cfg PeerConfig) error {
 	h := p.meter.Wrap(peer.NewServer(peer.ServerConfig{Store: p.store, Secret: cfg.Secret, Logger: p.log,
 		SendLimit: cfg.SendLimit, Scrub: p.scrub, Drain: func(ctx context.Context) error { return p.drain(ctx, cfg.Dir) }}))
 	p.http = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
-		ErrorLog: zerologStd(p.log)}
+		ErrorLog: zerologStd(p.log), TLSConfig: certs.Server}
 	go func() {
 		defer close(p.done)
-		if err := p.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := p.http.ServeTLS(ln, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			p.log.Error().Err(err).Msg("shard API stopped")
 		}
 	}()

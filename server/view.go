@@ -35,8 +35,15 @@ type peerClient struct {
 
 var _ object.Cluster = (*clusterView)(nil)
 
-func newClusterView(node *cluster.Node, secret []byte) *clusterView {
+// newClusterView calls the peers over TLS with a certificate of the
+// cluster CA derived from secret (peer.NewTLS).
+func newClusterView(node *cluster.Node, secret []byte) (*clusterView, error) {
+	certs, err := peer.NewTLS(secret)
+	if err != nil {
+		return nil, err
+	}
 	tr := &http.Transport{
+		TLSClientConfig:     certs.Client,
 		DialContext:         (&net.Dialer{Timeout: 2 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		MaxIdleConns:        256,
 		MaxIdleConnsPerHost: 64,
@@ -47,7 +54,7 @@ func newClusterView(node *cluster.Node, secret []byte) *clusterView {
 		ReadBufferSize:     64 << 10,
 	}
 	return &clusterView{node: node, secret: secret, tr: tr, hc: &http.Client{Transport: tr},
-		clients: map[meta.PeerID]*peerClient{}, local: map[meta.PeerID]object.ShardClient{}}
+		clients: map[meta.PeerID]*peerClient{}, local: map[meta.PeerID]object.ShardClient{}}, nil
 }
 
 // addLocal makes calls to peer id go to c, a peer in this process.
@@ -91,7 +98,7 @@ func (v *clusterView) peer(id meta.PeerID) (*peer.Client, error) {
 	if pc, ok := v.clients[id]; ok && pc.addr == m.APIAddr {
 		return pc.c, nil
 	}
-	c := peer.NewClient(peer.ClientConfig{ID: id, BaseURL: "http://" + m.APIAddr, Secret: v.secret, HTTP: v.hc})
+	c := peer.NewClient(peer.ClientConfig{ID: id, BaseURL: "https://" + m.APIAddr, Secret: v.secret, HTTP: v.hc})
 	v.clients[id] = &peerClient{addr: m.APIAddr, c: c}
 	return c, nil
 }

@@ -208,7 +208,13 @@ func TestPeerTransportSecure(t *testing.T) {
 	// to the restarted peer.
 	c.stop(tapped)
 	c.start(tapped)
-	c.waitAlive(6)
+	waitUntil(t, 30*time.Second, "the restarted peer listens", func() bool {
+		conn, err := net.Dial("tcp", tapped.api)
+		if err == nil {
+			conn.Close()
+		}
+		return err == nil
+	})
 	reply := replay(t, tapped.api, largest)
 	if bytes.Contains(reply, []byte("HTTP/")) {
 		t.Fatalf("a replayed connection got an HTTP answer: %q", reply[:min(len(reply), 200)])

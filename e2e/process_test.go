@@ -122,7 +122,7 @@ func (p *process) peakRSS(t testing.TB) int64 {
 }
 
 // TestLargeObjectMemory PUTs and GETs a 1 GiB object through a separate
-// server process and asserts its peak RSS stays under 200 MiB: memory per
+// server process and asserts its peak RSS stays under 100 MiB: memory per
 // request is bounded by the block size, not the object size.
 func TestLargeObjectMemory(t *testing.T) {
 	if testing.Short() {
@@ -157,7 +157,7 @@ func TestLargeObjectMemory(t *testing.T) {
 	}
 	peak := p.peakRSS(t)
 	t.Logf("server peak RSS: %.1f MiB after PUT, %.1f MiB after GET of 1 GiB", float64(afterPut)/(1<<20), float64(peak)/(1<<20))
-	if peak > 200<<20 {
-		t.Fatalf("server peak RSS %.1f MiB exceeds 200 MiB", float64(peak)/(1<<20))
+	if peak > 100<<20 {
+		t.Fatalf("server peak RSS %.1f MiB exceeds 100 MiB", float64(peak)/(1<<20))
 	}
 }

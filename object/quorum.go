@@ -142,17 +142,30 @@ func fanoutQuorum[T any](ctx context.Context, l *Layer, peers []meta.PeerID, tim
 			// deadline: no client waits on them, and cutting a slow peer
 			// would only make the background work fail and retry.
 			if need > 0 && answers >= need && grace == nil && len(running) > 0 && !isQuiet(ctx) {
-				grace = time.After(max(l.cfg.StallAfter, time.Since(start)))
+				grace = l.graceAfter(start)
 			}
 		case <-grace:
-			for i := range running {
-				l.health.stall(peers[i])
-				cancels[i]()
-			}
+			l.cutStragglers(peers, running, cancels)
 			grace = make(chan time.Time) // never again
 		}
 	}
 	return out
+}
+
+// graceAfter is when the calls of an operation still running once it has
+// what it needs are given up: as long again as those took since start,
+// at least StallAfter.
+func (l *Layer) graceAfter(start time.Time) <-chan time.Time {
+	return time.After(max(l.cfg.StallAfter, time.Since(start)))
+}
+
+// cutStragglers gives up the calls still running, marking their peers
+// stalled.
+func (l *Layer) cutStragglers(peers []meta.PeerID, running map[int]bool, cancels []context.CancelFunc) {
+	for i := range running {
+		l.health.stall(peers[i])
+		cancels[i]()
+	}
 }
 
 // reserveOf is the set of peers an operation needing need answers holds

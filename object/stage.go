@@ -116,13 +116,10 @@ func (l *Layer) awaitStaged(dist []meta.PeerID, errs []error, done <-chan int, c
 				l.health.recovered(dist[i])
 			}
 			if ok >= quorum && grace == nil && len(running) > 0 {
-				grace = time.After(max(l.cfg.StallAfter, time.Since(start)))
+				grace = l.graceAfter(start)
 			}
 		case <-grace:
-			for i := range running {
-				l.health.stall(dist[i])
-				cancels[i]()
-			}
+			l.cutStragglers(dist, running, cancels)
 			grace = make(chan time.Time) // never again
 		case <-hard.C:
 			cancelAll()

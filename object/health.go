@@ -1,6 +1,7 @@
 package object
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"sync"
@@ -138,6 +139,25 @@ func (l *Layer) avoided(id meta.PeerID) bool {
 		return true
 	}
 	return l.health.avoid(id)
+}
+
+type everyKey struct{}
+
+// everyPeer marks ctx as an operation that must not leave out a peer
+// for having stalled lately (nor for gossip holding it dead): it tries
+// every peer, as a repair's or move's own calls do. A multipart upload's
+// steps need this: each part is written on its own, and parts that were
+// kept from different peers (each while another request had that peer
+// marked) leave no peer holding its shard of every part, which Complete
+// needs. Calls that stall are still given up, so a hung peer costs each
+// step about StallAfter, and the same peer misses every part.
+func everyPeer(ctx context.Context) context.Context { return context.WithValue(ctx, everyKey{}, true) }
+
+// asksAll reports whether ctx's operation asks every peer (everyPeer,
+// or a repair's or move's quiet ctx).
+func asksAll(ctx context.Context) bool {
+	v, _ := ctx.Value(everyKey{}).(bool)
+	return v || isQuiet(ctx)
 }
 
 // leaveOut returns failed with errAvoided set for the avoided peers among

@@ -228,3 +228,38 @@ func TestMultipartPastHungPeer(t *testing.T) {
 		})
 	}
 }
+
+// Parts of one upload all go to every peer that answers, even to a peer
+// another request has just marked stalled: parts kept from different
+// peers would leave no peer with its shard of every part, and Complete
+// would fail although every part is well stored.
+func TestMultipartPartsIgnoreStallMarks(t *testing.T) {
+	l, fc, rl := hungLayer(t)
+	ctx := testCtx(t)
+	id, err := l.NewMultipart(ctx, testBucket, "mp", PutOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := randBytes(12, 4*(110<<10))
+	var parts []CompletePart
+	for n := range 4 {
+		if n > 0 { // a different peer marked before each later part
+			l.health.stall(fc.peerAt(testBucket, "mp", 6, n).id)
+		}
+		chunk := data[n*(110<<10) : (n+1)*(110<<10)]
+		p, err := l.PutPart(ctx, testBucket, "mp", id, n+1, bytes.NewReader(chunk), int64(len(chunk)), nil)
+		if err != nil {
+			t.Fatalf("part %d: %v", n+1, err)
+		}
+		parts = append(parts, CompletePart{Number: p.Number, ETag: p.ETag})
+	}
+	if _, err := l.CompleteMultipart(ctx, testBucket, "mp", id, parts, CompleteOptions{}); err != nil {
+		t.Fatalf("complete: %v", err)
+	}
+	for i := range 6 {
+		if rl.queued("mp", i) {
+			t.Errorf("shard %d queued for repair: a part missed its peer", i)
+		}
+	}
+	mustGet(t, l, "mp", data)
+}

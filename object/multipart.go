@@ -20,7 +20,7 @@ import (
 
 // NewMultipart starts an upload and returns its id.
 func (l *Layer) NewMultipart(ctx context.Context, bucket, key string, opts PutOptions) (string, error) {
-	id, err := l.newMultipart(ctx, bucket, key, opts)
+	id, err := l.newMultipart(everyPeer(ctx), bucket, key, opts)
 	if err != nil {
 		return "", fmt.Errorf("new multipart %s/%s: %w", bucket, key, err)
 	}
@@ -66,7 +66,7 @@ func (l *Layer) newMultipart(ctx context.Context, bucket, key string, opts PutOp
 // PutPart stores part number of an upload. Parts are always shard files,
 // never inlined, because the object they end up in is read part by part.
 func (l *Layer) PutPart(ctx context.Context, bucket, key, uploadID string, number int, r io.Reader, size int64, contentMD5 []byte) (PartInfo, error) {
-	p, err := l.putPart(ctx, bucket, key, uploadID, number, r, size, contentMD5)
+	p, err := l.putPart(everyPeer(ctx), bucket, key, uploadID, number, r, size, contentMD5)
 	if err != nil {
 		return PartInfo{}, fmt.Errorf("put part %d of %s/%s: %w", number, bucket, key, err)
 	}
@@ -121,7 +121,7 @@ func (l *Layer) putPart(ctx context.Context, bucket, key, uploadID string, numbe
 
 // CompleteMultipart commits the object made of the listed parts.
 func (l *Layer) CompleteMultipart(ctx context.Context, bucket, key, uploadID string, parts []CompletePart, opts CompleteOptions) (ObjectInfo, error) {
-	info, err := l.completeMultipart(ctx, bucket, key, uploadID, parts, opts)
+	info, err := l.completeMultipart(everyPeer(ctx), bucket, key, uploadID, parts, opts)
 	if err != nil {
 		return ObjectInfo{}, fmt.Errorf("complete multipart %s/%s: %w", bucket, key, err)
 	}

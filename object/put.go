@@ -215,7 +215,9 @@ const maxCommitAttempts = 3
 // repair brings them the new stamp.
 func (l *Layer) commitVersion(ctx context.Context, op string, o *meta.Object, ready []error,
 	send func(ctx context.Context, c ShardClient, rec *meta.Object) error) error {
-	ready = l.leaveOut(o.Distribution, ready, o.Code.WriteQuorum())
+	if !asksAll(ctx) {
+		ready = l.leaveOut(o.Distribution, ready, o.Code.WriteQuorum())
+	}
 	for attempt := 1; ; attempt++ {
 		rs := fanoutQuorum(ctx, l, o.Distribution, l.cfg.PeerTimeout, o.Code.WriteQuorum(), func(ctx context.Context, i int, c ShardClient) (struct{}, error) {
 			if ready[i] != nil {

@@ -107,7 +107,7 @@ func fanoutQuorum[T any](ctx context.Context, l *Layer, peers []meta.PeerID, tim
 		}()
 	}
 	reserve := map[int]bool{}
-	if !isQuiet(ctx) { // background work asks every peer it means to
+	if !asksAll(ctx) { // background work asks every peer it means to
 		reserve = l.reserveOf(peers, need)
 	}
 	running := make(map[int]bool, len(peers))

@@ -31,7 +31,10 @@ func (l *Layer) stage(ctx context.Context, ec *erasure.Coder, dist []meta.PeerID
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	n := len(dist)
-	res := stageResult{ids: make([]string, n), errs: l.leaveOut(dist, make([]error, n), quorum)}
+	res := stageResult{ids: make([]string, n), errs: make([]error, n)}
+	if !asksAll(ctx) {
+		res.errs = l.leaveOut(dist, res.errs, quorum)
+	}
 	writers := make([]io.Writer, n)
 	pipes := make([]*io.PipeWriter, n)
 	cancels := make([]context.CancelFunc, n)

@@ -115,16 +115,23 @@ func (l *Layer) readSettled(ctx context.Context, q querySet, bucket, key string)
 
 // readMeta asks every peer of q in parallel, those this layer avoids too
 // (their answers cost nothing when the others settle the read, and help
-// when they do not), and decides as soon as the answers so far settle it; the calls still running are then cancelled.
+// when they do not), and decides as soon as the answers so far settle it.
+// The calls still running are left to finish in the background for a
+// short grace (lateGrace) before they are cancelled: a cancelled call
+// closes its connection, and the next call to that peer would pay a new
+// TLS handshake, while most late answers arrive within milliseconds.
 // A nil version means no live or deleted version exists; noBucket reports
 // that some peer answered it has no such bucket.
 func (l *Layer) readMeta(ctx context.Context, q querySet, bucket, key string) (v *version, noBucket bool, err error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	// The calls outlive ctx by at most the grace; until the decision,
+	// ctx ending cancels them.
+	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, cancel)
+	start := time.Now()
 	ch := make(chan metaAnswer, len(q.peers))
 	for _, id := range q.peers {
 		go func() {
-			o, err := call(ctx, l, id, l.cfg.PeerTimeout, func(ctx context.Context, c ShardClient) (*meta.Object, error) {
+			o, err := call(cctx, l, id, l.cfg.PeerTimeout, func(ctx context.Context, c ShardClient) (*meta.Object, error) {
 				return c.ReadMeta(ctx, bucket, key)
 			})
 			if err == nil {
@@ -135,24 +142,22 @@ func (l *Layer) readMeta(ctx context.Context, q querySet, bucket, key string) (v
 	}
 	answers := map[meta.PeerID]metaAnswer{}
 	err = errPending
-	for range q.peers {
+	got := 0
+	for got < len(q.peers) && err == errPending {
 		a := <-ch
+		got++
 		if a.err == nil {
 			// Writes of this key through this gateway stamp above it.
 			l.observeStamp(a.obj.Stamp)
-		}
-		if err != errPending {
-			continue // decided; only draining the cancelled calls
-		}
-		if a.err != nil {
+		} else {
 			a.obj = nil
 		}
 		noBucket = noBucket || isBucketNotFound(a.err)
 		answers[a.peer] = a
-		if v, err = decide(q, answers); err != errPending {
-			cancel()
-		}
+		v, err = decide(q, answers)
 	}
+	stop()
+	go l.drainLate(ch, len(q.peers)-got, l.lateGrace(start), cancel)
 	switch err {
 	case errPending:
 		err = quorumOf("read meta", q, answers)
@@ -166,6 +171,33 @@ func (l *Layer) readMeta(ctx context.Context, q querySet, bucket, key string) (v
 		l.noteMissing(bucket, key, v, answers)
 	}
 	return v, noBucket, nil
+}
+
+// lateGrace is how long the metadata calls still running when a read is
+// decided may go on: as long again as the decision took, between 20 ms
+// and StallAfter.
+func (l *Layer) lateGrace(start time.Time) time.Duration {
+	return min(max(time.Since(start), 20*time.Millisecond), l.cfg.StallAfter)
+}
+
+// drainLate takes the n answers still to come on ch, noting their stamps,
+// and cancels the calls not answered within grace.
+func (l *Layer) drainLate(ch <-chan metaAnswer, n int, grace time.Duration, cancel context.CancelFunc) {
+	defer cancel()
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	for ; n > 0; n-- {
+		var a metaAnswer
+		select {
+		case a = <-ch:
+		case <-t.C:
+			cancel()
+			a = <-ch
+		}
+		if a.err == nil {
+			l.observeStamp(a.obj.Stamp)
+		}
+	}
 }
 
 // checkRecord rejects a record that does not describe the asked key or

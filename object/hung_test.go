@@ -210,17 +210,7 @@ func TestMultipartPastHungPeer(t *testing.T) {
 				t.Fatalf("create upload: %v", err)
 			}
 			data := randBytes(11, 250<<10)
-			var parts []CompletePart
-			for n, chunk := range [][]byte{data[:120<<10], data[120<<10:]} {
-				p, err := l.PutPart(ctx, testBucket, "mp", id, n+1, bytes.NewReader(chunk), int64(len(chunk)), nil)
-				if err != nil {
-					t.Fatalf("part %d: %v", n+1, err)
-				}
-				parts = append(parts, CompletePart{Number: p.Number, ETag: p.ETag})
-			}
-			if _, err := l.CompleteMultipart(ctx, testBucket, "mp", id, parts, CompleteOptions{}); err != nil {
-				t.Fatalf("complete: %v", err)
-			}
+			uploadParts(ctx, t, l, id, [][]byte{data[:120<<10], data[120<<10:]}, nil)
 			if !rl.queued("mp", 1) {
 				t.Error("the hung peer's shard was not queued for repair")
 			}
@@ -241,12 +231,32 @@ func TestMultipartPartsIgnoreStallMarks(t *testing.T) {
 		t.Fatal(err)
 	}
 	data := randBytes(12, 4*(110<<10))
-	var parts []CompletePart
+	var chunks [][]byte
 	for n := range 4 {
+		chunks = append(chunks, data[n*(110<<10):(n+1)*(110<<10)])
+	}
+	uploadParts(ctx, t, l, id, chunks, func(n int) {
 		if n > 0 { // a different peer marked before each later part
 			l.health.stall(fc.peerAt(testBucket, "mp", 6, n).id)
 		}
-		chunk := data[n*(110<<10) : (n+1)*(110<<10)]
+	})
+	for i := range 6 {
+		if rl.queued("mp", i) {
+			t.Errorf("shard %d queued for repair: a part missed its peer", i)
+		}
+	}
+	mustGet(t, l, "mp", data)
+}
+
+// uploadParts puts chunks as the parts of upload id of key "mp", calling
+// before(n) ahead of part n+1 when set, and completes the upload.
+func uploadParts(ctx context.Context, t *testing.T, l *Layer, id string, chunks [][]byte, before func(n int)) {
+	t.Helper()
+	var parts []CompletePart
+	for n, chunk := range chunks {
+		if before != nil {
+			before(n)
+		}
 		p, err := l.PutPart(ctx, testBucket, "mp", id, n+1, bytes.NewReader(chunk), int64(len(chunk)), nil)
 		if err != nil {
 			t.Fatalf("part %d: %v", n+1, err)
@@ -256,10 +266,4 @@ func TestMultipartPartsIgnoreStallMarks(t *testing.T) {
 	if _, err := l.CompleteMultipart(ctx, testBucket, "mp", id, parts, CompleteOptions{}); err != nil {
 		t.Fatalf("complete: %v", err)
 	}
-	for i := range 6 {
-		if rl.queued("mp", i) {
-			t.Errorf("shard %d queued for repair: a part missed its peer", i)
-		}
-	}
-	mustGet(t, l, "mp", data)
 }

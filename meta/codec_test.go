@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -101,6 +102,8 @@ func FuzzUnmarshal(f *testing.F) {
 	b, _ := MarshalObject(sampleObject())
 	f.Add(b)
 	f.Add([]byte("TSM\x01\x00\x00\x00\x02{}\x00\x00\x00\x00\x00\x00\x00\x00"))
+	v1, _ := Marshal(sampleObject(), nil)
+	f.Add(v1)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		o, err := UnmarshalObject(data)
 		if err != nil {
@@ -120,8 +123,8 @@ func FuzzUnmarshal(f *testing.F) {
 }
 
 // A record as the codec wrote it before stamps came from a hybrid logical
-// clock: the stamp encoding is unchanged, so it decodes to the same stamp
-// and encodes back to the same bytes.
+// clock, in format 1 (JSON): it still decodes to the same stamp, and the
+// object re-encoded in format 2 decodes to the same object.
 func TestRecordOfEarlierStampsUnchanged(t *testing.T) {
 	const old = "54534d01000001057b226275636b6574223a2262222c226b6579223a226b222c227374616d70223a7b226e616e6f73223a3137363435" +
 		"39303030303132333435363738392c22777269746572223a22677731227d2c2273697a65223a332c2265746167223a2265222c22636f6465223a7b22" +
@@ -140,8 +143,72 @@ func TestRecordOfEarlierStampsUnchanged(t *testing.T) {
 		t.Fatalf("stamp %+v, want %+v", o.Stamp, want)
 	}
 	again, err := MarshalObject(o)
-	if err != nil || !bytes.Equal(again, raw) {
-		t.Fatalf("re-encoded differs (%v):\n%x\n%x", err, again, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again[3] != formatV2 {
+		t.Fatalf("re-encoded in format %d", again[3])
+	}
+	back, err := UnmarshalObject(again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, o) {
+		t.Fatalf("format 2 changed the record:\n%+v\n%+v", back, o)
+	}
+}
+
+// TestBinaryMatchesJSON: every field of a full object record survives
+// format 2 exactly as it survives format 1, odd bytes in user metadata
+// and a time's nanoseconds and zone included.
+func TestBinaryMatchesJSON(t *testing.T) {
+	o := sampleObject()
+	o.UserMeta = Strings{"plain": "v", "raw": "\xff\x00bytes", "ünï": "ço"}
+	o.Headers = Strings{"Cache-Control": "no-cache", ChecksumTypeHeader: "FULL_OBJECT"}
+	o.StorageClass = "REDUCED_REDUNDANCY"
+	o.Parts = []Part{{Number: 1, Size: 5 << 20, ETag: "e1", Checksums: map[string]string{"crc32c": "AAAA"}}, {Number: 2, Size: 3, ETag: "e2"}}
+	o.ModTime = time.Date(2026, 12, 3, 16, 50, 1, 123456789, time.UTC)
+	o.Epoch = 7
+	o.UploadID = "upload-1"
+	o.Deleted = false
+	v1, err := Marshal(o, o.Inline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromJSON, err := UnmarshalObject(v1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2, err := MarshalObject(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromBinary, err := UnmarshalObject(v2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(fromBinary, fromJSON) {
+		t.Fatalf("formats disagree:\nbinary %+v\njson   %+v", fromBinary, fromJSON)
+	}
+	if !reflect.DeepEqual(fromBinary, o) {
+		t.Fatalf("binary round trip changed the record:\n%+v\n%+v", fromBinary, o)
+	}
+	// The generic decoder is for JSON records only.
+	var into Object
+	if _, err := Unmarshal(v2, &into); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("Unmarshal of a format 2 record: %v, want ErrCorrupt", err)
+	}
+}
+
+// TestBinaryLengthsBounded: a record declaring more elements than any
+// real one holds is refused, not allocated.
+func TestBinaryLengthsBounded(t *testing.T) {
+	body := []byte{0x81, 0xac} // a map of one entry: "distribution"
+	body = append(body, "distribution"...)
+	body = append(body, 0xdd, 0xff, 0xff, 0xff, 0xff) // array32 of 2^32-1
+	rec := frame(formatV2, body, nil)
+	if _, err := UnmarshalObject(rec); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("huge array: %v, want ErrCorrupt", err)
 	}
 }
 
@@ -169,4 +236,51 @@ func TestHeldStamp(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestVersionsRoundTrip(t *testing.T) {
+	a, b := sampleObject(), sampleObject()
+	b.Stamp.Nanos--
+	b.Inline = []byte("older inline bytes")
+	enc, err := MarshalVersions([]*Object{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := UnmarshalVersions(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Stamp != a.Stamp || got[1].Stamp != b.Stamp || string(got[1].Inline) != string(b.Inline) {
+		t.Fatalf("decoded %+v", got)
+	}
+	for _, bad := range [][]byte{nil, {0x05, 'T'}, enc[:len(enc)-1], append(enc, 0x80)} {
+		if _, err := UnmarshalVersions(bad); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("UnmarshalVersions(%q...) = %v, want ErrCorrupt", bad[:min(len(bad), 8)], err)
+		}
+	}
+	if _, err := MarshalVersions(make([]*Object, MaxVersions+1)); err == nil {
+		t.Error("MarshalVersions took more than MaxVersions records")
+	}
+}
+
+func FuzzUnmarshalVersions(f *testing.F) {
+	enc, _ := MarshalVersions([]*Object{sampleObject(), sampleObject()})
+	f.Add(enc)
+	f.Add([]byte{0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		os, err := UnmarshalVersions(data)
+		if err != nil {
+			if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("error not ErrCorrupt: %v", err)
+			}
+			return
+		}
+		again, err := MarshalVersions(os)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back, err := UnmarshalVersions(again); err != nil || len(back) != len(os) {
+			t.Fatalf("re-encoded versions do not decode: %v", err)
+		}
+	})
 }

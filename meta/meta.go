@@ -191,6 +191,13 @@ type Entry struct {
 	// S3 lists with each object ("" when it has none).
 	ChecksumAlgorithm string `json:"checksum_algorithm,omitempty"`
 	ChecksumType      string `json:"checksum_type,omitempty"`
+	// Folded marks the last entry a folding listing (FoldEntries) returns
+	// under a common prefix: its holder has more keys under that prefix
+	// that it did not return.
+	Folded bool `json:"folded,omitempty"`
+	// Unsettled marks a record whose holder still keeps the versions it
+	// replaced (a write not yet known to be on a write quorum).
+	Unsettled bool `json:"unsettled,omitempty"`
 }
 
 // EntryOf returns the listing line for o.

@@ -90,3 +90,36 @@ func (c *Coder) VerifyShard(r io.Reader, size int64, shard int) error {
 	}
 	return nil
 }
+
+// VerifyRange checks every block checksum in data, which must be bytes
+// [shardOff, shardOff+len(data)) of shard's file for an object of size
+// bytes, as ShardRange gives for some object range: it starts at a block
+// boundary and holds whole blocks. A mismatch wraps ErrBitrot; a range
+// that is not whole blocks of this shard file wraps ErrRange. It lets a
+// caller that downloads a shard range whole reject a damaged one before
+// deciding what else to fetch, instead of finding out while decoding.
+func (c *Coder) VerifyRange(size, shardOff int64, shard int, data []byte) error {
+	if err := c.checkShard(shard); err != nil {
+		return err
+	}
+	step := int64(crcLen + c.chunk)
+	if shardOff < 0 || shardOff%step != 0 {
+		return fmt.Errorf("erasure: verify shard %d at %d: not a block boundary: %w", shard, shardOff, ErrRange)
+	}
+	nb := c.blocks(size)
+	rest := data
+	for j := shardOff / step; len(rest) > 0; j++ {
+		if j >= nb {
+			return fmt.Errorf("erasure: verify shard %d: bytes after block %d: %w", shard, nb, ErrRange)
+		}
+		pl := crcLen + c.blockChunk(size, j)
+		if len(rest) < pl {
+			return fmt.Errorf("erasure: verify shard %d block %d: %d of %d bytes: %w", shard, j, len(rest), pl, ErrRange)
+		}
+		if err := verify(rest[:pl], shard, j); err != nil {
+			return fmt.Errorf("erasure: verify: %w", err)
+		}
+		rest = rest[pl:]
+	}
+	return nil
+}

@@ -128,6 +128,17 @@ func writeSpan(w io.Writer, data [][]byte, lo, hi int) error {
 // ones being replaced. The output is byte-identical to what Encode wrote. A
 // write error aborts the rebuild.
 func (c *Coder) Rebuild(ctx context.Context, size int64, order []int, open OpenFunc, targets map[int]io.Writer) (DecodeStats, error) {
+	return c.rebuild(ctx, size, order, open, targets, false)
+}
+
+// RebuildFrom is Rebuild where the sources are other copies than the ones
+// being written (shards moving to other peers): a target shard is read
+// like any other, from where it was.
+func (c *Coder) RebuildFrom(ctx context.Context, size int64, order []int, open OpenFunc, targets map[int]io.Writer) (DecodeStats, error) {
+	return c.rebuild(ctx, size, order, open, targets, true)
+}
+
+func (c *Coder) rebuild(ctx context.Context, size int64, order []int, open OpenFunc, targets map[int]io.Writer, readTargets bool) (DecodeStats, error) {
 	stats := DecodeStats{Bad: map[int]error{}}
 	tidx := make([]int, 0, len(targets))
 	for t, w := range targets {
@@ -143,7 +154,9 @@ func (c *Coder) Rebuild(ctx context.Context, size int64, order []int, open OpenF
 	if err := c.checkOrder(order); err != nil {
 		return stats, err
 	}
-	order = slices.DeleteFunc(slices.Clone(order), func(i int) bool { return targets[i] != nil })
+	if !readTargets {
+		order = slices.DeleteFunc(slices.Clone(order), func(i int) bool { return targets[i] != nil })
+	}
 	nb := c.blocks(size)
 	if nb == 0 || len(tidx) == 0 {
 		return stats, nil
@@ -156,21 +169,29 @@ func (c *Coder) Rebuild(ctx context.Context, size int64, order []int, open OpenF
 	var scratch reconScratch
 	defer scratch.free()
 	required := make([]bool, c.n)
-	for _, t := range tidx {
-		required[t] = true
-	}
 	for j := range nb {
 		shards, err := src.block(j)
 		if err != nil {
 			return stats, err
 		}
-		for _, t := range tidx {
-			shards[t] = scratch.slot(c, t)
-		}
-		if err := c.rs.ReconstructSome(shards, required); err != nil {
-			return stats, fmt.Errorf("erasure: rebuild block %d: %w", j, err)
-		}
 		cs := c.blockChunk(size, j)
+		missing := false
+		for _, t := range tidx {
+			read := shards[t]
+			shards[t] = scratch.slot(c, t)
+			// A target read from its other copy (readTargets) is written
+			// as it was read and verified; the others are reconstructed.
+			required[t] = read == nil
+			missing = missing || read == nil
+			if read != nil {
+				shards[t] = append(shards[t], read[:cs]...)
+			}
+		}
+		if missing {
+			if err := c.rs.ReconstructSome(shards, required); err != nil {
+				return stats, fmt.Errorf("erasure: rebuild block %d: %w", j, err)
+			}
+		}
 		for _, t := range tidx {
 			piece := scratch.piece(t, cs)
 			seal(piece, t, j)

@@ -88,6 +88,15 @@ type Config struct {
 	Period    time.Duration // wlc-cpu: re-weighting round [5s]
 	Load      LoadSource    // gossiped throughput_send and CPU; nil reads as idle
 	Seed      uint64        // random choices
+	// DecodeRate (eta) is the bytes/s at which the gateway rebuilds a
+	// missing data chunk from K others [2e9]: a parity fetch costs that
+	// decode on top of its transfer, a data shard none.
+	DecodeRate float64
+	// Local (eta), when set, reports the peers that run in the gateway's
+	// own process (tessera server's): they share its CPU and disk, not a
+	// link each, so a fetch from one waits behind every fetch in flight
+	// from any of them, and spreading reads over them buys nothing.
+	Local func(meta.PeerID) bool
 }
 
 func (c *Config) defaults() {
@@ -105,6 +114,9 @@ func (c *Config) defaults() {
 	}
 	if c.Setup <= 0 {
 		c.Setup = 2 * time.Millisecond
+	}
+	if c.DecodeRate <= 0 {
+		c.DecodeRate = 2e9
 	}
 	if c.Aging <= 0 {
 		c.Aging = 0.03
@@ -185,6 +197,8 @@ type Dispatcher struct {
 	// fastest is the highest link rate any submitted read's holder
 	// announced, 0 while none has: the rate eta's aging is counted in.
 	fastest float64
+	// localB is the bytes in flight from local peers (Config.Local).
+	localB int64
 }
 
 // policy is the part that differs between named policies.
@@ -384,6 +398,9 @@ func (d *Dispatcher) release(now time.Duration, r *reqState, s int, n int64, out
 	r.inflight--
 	p := d.peer(r.Peers[s])
 	p.end(now, r.ChunkBytes, n, out)
+	if p.local {
+		d.localB -= r.ChunkBytes
+	}
 }
 
 // start puts shard s of r in flight.
@@ -397,6 +414,9 @@ func (d *Dispatcher) start(now time.Duration, r *reqState, s int, hedge bool) {
 	d.busy++
 	r.fetches[s] = fetch{start: now, pred: d.predict(p, r.ChunkBytes, now), hedge: hedge}
 	p.begin(now, r.ChunkBytes)
+	if p.local {
+		d.localB += r.ChunkBytes
+	}
 	p.chosen++
 	d.stats.fetches++
 	d.stats.bytes += r.ChunkBytes

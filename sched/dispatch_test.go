@@ -466,3 +466,39 @@ func TestETAAgingFollowsLinkRate(t *testing.T) {
 		})
 	}
 }
+
+// TestETADecodeCostAndLocalPeers: eta counts the decode a parity shard
+// costs, and prices local peers (one process, one disk) by everything in
+// flight from them, so a second read of a 4+2 object whose data peers are
+// busy with a first one takes parity from remote peers, which are idle
+// links, but data again from local ones, which are not.
+func TestETADecodeCostAndLocalPeers(t *testing.T) {
+	six := peersOf("a", "b", "c", "d", "e", "f")
+	cases := []struct {
+		name   string
+		local  bool
+		decode float64
+		want   []int
+	}{
+		{"remote peers, decode free", false, 1e15, []int{4, 5, 0, 1}},
+		{"remote peers, decode slower than the wait for a busy data peer", false, 1e9, []int{0, 1, 2, 3}},
+		{"local peers", true, 0, []int{0, 1, 2, 3}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := Config{Slots: 20, NominalBW: 1e9, HedgeRate: -1, DecodeRate: tc.decode}
+			if tc.local {
+				cfg.Local = func(meta.PeerID) bool { return true }
+			}
+			d := newD(t, "eta", cfg)
+			_ = d.Submit(0, Request{ID: 1, Peers: six, K: 4, ChunkBytes: 1e6})
+			if got := starts(d.Dispatch(0, nil), 1); !slices.Equal(got, []int{0, 1, 2, 3}) {
+				t.Fatalf("first read started %v, want the data shards", got)
+			}
+			_ = d.Submit(0, Request{ID: 2, Peers: six, K: 4, ChunkBytes: 1e6})
+			if got := starts(d.Dispatch(0, nil), 2); !slices.Equal(got, tc.want) {
+				t.Fatalf("second read started %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -49,7 +49,8 @@ func randomIdle(d *Dispatcher, r *reqState) int {
 // etaPolicy is the default. Late binding: a read waits in the pool's
 // queue and each shard's peer is chosen when a slot frees, as the holder
 // with the earliest predicted completion (setup + (gateways x in-flight
-// bytes + chunk) / predicted rate), skipping peers at PeerCap. Reads go
+// bytes + chunk) / predicted rate, plus the decode a parity shard costs),
+// skipping peers at PeerCap. Reads go
 // shortest remaining bytes first, aged so that one second of waiting is
 // worth Aging seconds of transfer at the fastest announced link rate
 // (agingRate): weakly (0.03), because under bursts a strong aging turns
@@ -75,11 +76,24 @@ func (*etaPolicy) choose(d *Dispatcher, r *reqState, now time.Duration) int {
 		if p.inflightN >= d.cfg.PeerCap {
 			continue
 		}
-		if c := d.predict(p, r.ChunkBytes, now); c < bc {
+		if c := d.predict(p, r.ChunkBytes, now) + d.decodeCost(r, s); c < bc {
 			best, bc = s, c
 		}
 	}
 	return best
+}
+
+// decodeCost is the predicted seconds the gateway spends rebuilding a
+// data chunk when shard s of r, a parity shard, stands in for it: K
+// chunks through the decoder. Data shards cost none. Where transfers are
+// slow (a network) it only breaks near-ties in data shards' favour; where
+// they cost next to nothing (the embedded server's peers) it keeps reads
+// on data shards unless a data peer is clearly behind.
+func (d *Dispatcher) decodeCost(r *reqState, s int) float64 {
+	if s < r.K {
+		return 0
+	}
+	return float64(r.K) * float64(r.ChunkBytes) / d.cfg.DecodeRate
 }
 
 // eligible reports whether r may take one more regular fetch.

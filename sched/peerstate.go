@@ -47,12 +47,14 @@ type peerState struct {
 
 	weight, baseWeight float64 // wlc
 	hot, cold          int     // wlc-cpu: consecutive unbalanced rounds
+
+	local bool // runs in the gateway's process (Config.Local)
 }
 
 func (d *Dispatcher) peer(id meta.PeerID) *peerState {
 	p, ok := d.peers[id]
 	if !ok {
-		p = &peerState{id: id, weight: 1, baseWeight: 1}
+		p = &peerState{id: id, weight: 1, baseWeight: 1, local: d.cfg.Local != nil && d.cfg.Local(id)}
 		d.peers[id] = p
 	}
 	return p
@@ -187,11 +189,31 @@ func (d *Dispatcher) rate(p *peerState, now time.Duration) float64 {
 
 // predict is the seconds a new fetch of bytes from p should take: a fixed
 // setup cost, then the bytes in flight there (times the number of
-// gateways, assuming the others act alike) and its own at the predicted
-// rate.
+// gateways, assuming the others act alike; for a local peer, in flight
+// from every local peer) and its own at the predicted rate.
 func (d *Dispatcher) predict(p *peerState, bytes int64, now time.Duration) float64 {
-	queued := float64(d.cfg.Gateways)*float64(p.inflightB) + float64(bytes)
-	return d.cfg.Setup.Seconds() + queued/d.rate(p, now)
+	inflight, rate := p.inflightB, 0.0
+	if p.local {
+		inflight, rate = d.localB, d.localRate(now)
+	} else {
+		rate = d.rate(p, now)
+	}
+	queued := float64(d.cfg.Gateways)*float64(inflight) + float64(bytes)
+	return d.cfg.Setup.Seconds() + queued/rate
+}
+
+// localRate is the rate of the local peers, which share one process: the
+// best any of them has shown. Their differences are the machine's noise,
+// not links of their own, and a peer used less (a parity shard's) would
+// otherwise keep an older, higher estimate and draw reads for no gain.
+func (d *Dispatcher) localRate(now time.Duration) float64 {
+	best := 1.0
+	for _, p := range d.peers {
+		if p.local {
+			best = max(best, d.rate(p, now))
+		}
+	}
+	return best
 }
 
 // gossip returns the peer's gossiped throughput_send and CPU, zero if

@@ -111,10 +111,16 @@ func (s *metaSource) MergeRemoteState(buf []byte, join bool) {
 type events struct {
 	reg *registry
 	log zerolog.Logger
+	// hosted reports the IDs of members this node hosts, which no gossip
+	// member may overwrite.
+	hosted func(id string) bool
 }
 
 func (e *events) NotifyJoin(n *memberlist.Node) {
-	m := e.record(n, StateAlive)
+	m, ok := e.record(n, StateAlive)
+	if !ok {
+		return
+	}
 	e.log.Info().Str("member", m.ID).Str("role", string(m.Role)).Str("addr", m.Addr).Msg("member alive")
 }
 
@@ -122,22 +128,36 @@ func (e *events) NotifyJoin(n *memberlist.Node) {
 // v0.7.0 keeps the state in a field shadowing Node.State and passes the
 // Node with it unset. A node that leaves says so in its meta first.
 func (e *events) NotifyLeave(n *memberlist.Node) {
-	m := e.record(n, StateDead)
+	m, ok := e.record(n, StateDead)
+	if !ok {
+		return
+	}
 	e.log.Info().Str("member", m.ID).Str("role", string(m.Role)).Str("state", m.State.String()).Msg("member gone")
+	if gone := e.reg.hostGone(m.ID); len(gone) > 0 {
+		e.log.Info().Str("host", m.ID).Strs("members", gone).Msg("hosted members gone with their host")
+	}
 }
 
 func (e *events) NotifyUpdate(n *memberlist.Node) {
-	m := e.record(n, StateAlive)
+	m, ok := e.record(n, StateAlive)
+	if !ok {
+		return
+	}
 	e.log.Debug().Str("member", m.ID).Msg("member meta updated")
 }
 
 // record stores what memberlist says about n. Meta that does not decode
 // leaves the previously known meta in place: a bad update must not drop
 // a peer from the ring. A node recorded Dead that announced it was
-// leaving is recorded Left.
-func (e *events) record(n *memberlist.Node, st State) Member {
+// leaving is recorded Left. It reports false for a node it ignores: one
+// without a name, or one claiming the ID of a member this node hosts.
+func (e *events) record(n *memberlist.Node, st State) (Member, bool) {
 	if n.Name == "" {
-		return Member{} // cannot be keyed; memberlist should never send one
+		return Member{}, false // cannot be keyed; memberlist should never send one
+	}
+	if e.hosted != nil && e.hosted(n.Name) {
+		e.log.Warn().Str("member", n.Name).Msg("a gossip member claims the id of a member this node hosts; ignored")
+		return Member{}, false
 	}
 	meta, err := DecodeMeta(n.Meta)
 	if err != nil {
@@ -158,5 +178,5 @@ func (e *events) record(n *memberlist.Node, st State) Member {
 		out = m
 		return m
 	})
-	return out
+	return out, true
 }

@@ -22,6 +22,16 @@
 // while it sees nobody else alive (reconnect.go). A healed partition is
 // alive on both sides within a few intervals.
 //
+// A Node can also host members that have no gossip endpoint of their own
+// (Node.Host, hosted.go): the storage peers of `tessera server`, which live
+// in the gateway's process. They are in the Node's registry like any
+// member, so its View, subscribers and proposer see them, but nothing
+// probes them: they are alive from Host until Hosted.Close, which records
+// them dead at once, still on the ring. Their meta and stats go straight
+// into the registry, and the host gossips them in their stats messages,
+// so other nodes list them too (Member.Host) until they stop or their
+// host dies.
+//
 // Fast-changing load figures (Stats: shard API throughput, CPU, requests
 // in flight, ring epoch) do not go in NodeMeta: each node gossips them
 // every StatsInterval as a small message under a named, invalidating
@@ -41,6 +51,11 @@
 // from the epoch and keeps the previous one, so reads can still find data
 // that has not moved yet. Without epochs the ring is every peer seen,
 // weight 1.
+//
+// An epoch also carries the layout mode (layoutmode.go). In manual mode
+// the proposer mints nothing: what the peers call for is pending
+// (Node.PendingLayout) until an operator applies it (Node.ApplyLayout),
+// from any node. Automatic is the default.
 //
 // Concurrency: every Node and View method is safe for concurrent use.
 // memberlist calls the delegates with its own locks held, so they only

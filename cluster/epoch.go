@@ -30,6 +30,13 @@ type EpochPeer struct {
 type Epoch struct {
 	Number uint64      `json:"n"`
 	Peers  []EpochPeer `json:"p"` // sorted by ID
+	// Manual is the layout mode: while set, the proposer mints nothing
+	// and joins, capacity changes and decommissions wait for an operator
+	// to apply them (Node.ApplyLayout). It travels in the record so every
+	// node, and whichever peer proposes next, agrees on it with the
+	// layout itself; omitted when false, so automatic records hash as
+	// they did before the mode existed.
+	Manual bool `json:"m,omitempty"`
 }
 
 // epochMsgMax bounds an epoch record from the network (about 10000 peers).

@@ -39,8 +39,11 @@ func (s State) String() string {
 type Member struct {
 	NodeMeta
 	State State
-	Addr  string    // gossip host:port
+	Addr  string    // gossip host:port; "" for a hosted member
 	Since time.Time // when State last changed, by this node's clock
+	// Host is, for a member without a gossip endpoint (Node.Host), the ID
+	// of the node that hosts it; "" for a gossip member.
+	Host string
 	// Stats are the member's latest gossiped load figures, received at
 	// StatsAt by this node's clock (zero before the first arrived).
 	Stats   Stats
@@ -67,19 +70,33 @@ func newRegistry() *registry {
 // close: memberlist goroutines may still deliver events while shutting
 // down.
 func (r *registry) update(id string, f func(m Member, ok bool) Member) {
+	r.change(id, func(m Member, ok bool) (Member, bool) { return f(m, ok), true })
+}
+
+// change is update for a change f may find there is nothing to make:
+// when f reports false, nothing is stored and nobody is woken.
+func (r *registry) change(id string, f func(m Member, ok bool) (Member, bool)) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
 		return
 	}
 	old, ok := r.members[id]
-	m := f(old, ok)
+	m, changed := f(old, ok)
+	if !changed {
+		return
+	}
 	if !ok || m.State != old.State {
 		m.Since = time.Now()
 	} else {
 		m.Since = old.Since
 	}
 	r.members[id] = m
+	r.wake()
+}
+
+// wake sends every subscriber a wake-up; r.mu is held.
+func (r *registry) wake() {
 	for _, ch := range r.subs {
 		select {
 		case ch <- struct{}{}:
@@ -93,12 +110,29 @@ func (r *registry) update(id string, f func(m Member, ok bool) Member) {
 func (r *registry) touch() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, ch := range r.subs {
-		select {
-		case ch <- struct{}{}:
-		default:
+	r.wake()
+}
+
+// hostGone records dead every alive member host hosts: they lived in its
+// process. It returns their IDs.
+func (r *registry) hostGone(host string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil
+	}
+	var gone []string
+	for id, m := range r.members {
+		if m.Host == host && m.Addr == "" && m.State == StateAlive {
+			m.State, m.Since = StateDead, time.Now()
+			r.members[id] = m
+			gone = append(gone, id)
 		}
 	}
+	if len(gone) > 0 {
+		r.wake()
+	}
+	return gone
 }
 
 // setStats stores a member's stats. Stats change every second and are

@@ -35,6 +35,10 @@ type Node struct {
 	// publish a one-peer layout the whole cluster then adopts.
 	joined atomic.Bool
 
+	// hosted are the members this node hosts (hosted.go), by ID.
+	hostMu sync.Mutex
+	hosted map[string]*Hosted
+
 	stopStats chan struct{}
 	statsDone chan struct{}
 	lastStats time.Time // touched only by the background loop
@@ -49,17 +53,18 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		return nil, err
 	}
 	log := cfg.Logger.With().Str("component", "cluster").Str("node", cfg.NodeID).Logger()
-	n := &Node{cfg: cfg, log: log, reg: newRegistry()}
+	n := &Node{cfg: cfg, log: log, reg: newRegistry(), hosted: map[string]*Hosted{}}
 	n.meta = &metaSource{id: cfg.NodeID, role: cfg.Role, fn: cfg.Meta, log: log}
 	n.meta.stats = newStatsGossip(cfg.NodeID, n.reg, n.numMembers)
 	n.meta.epochs = newEpochs(cfg.EpochFile, n.reg, log, n.numMembers)
 	n.meta.stats.settled = n.meta.epochs.settle
+	n.meta.stats.hosted = n.recordHosted
 	// Checked before memberlist sees it: an oversized first meta would
 	// panic inside memberlist.Create.
 	if _, err := n.meta.encode(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", cfg.NodeID, err)
 	}
-	mc, err := cfg.memberlistConfig(n.meta, &events{reg: n.reg, log: log}, newLogBridge(cfg.Logger))
+	mc, err := cfg.memberlistConfig(n.meta, &events{reg: n.reg, log: log, hosted: n.hosts}, newLogBridge(cfg.Logger))
 	if err != nil {
 		return nil, err
 	}

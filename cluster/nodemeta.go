@@ -41,6 +41,10 @@ type NodeMeta struct {
 	// it refuses new shards, so writes it belongs to are short one shard
 	// until space returns and repair fills it.
 	DiskFull bool `json:"df,omitempty"`
+	// RingWidth is a peer's Config.RingWidth, the balancing goal it mints
+	// epochs with, so that a node which does not propose (a gateway) can
+	// compute the layout the proposer would.
+	RingWidth int `json:"rw,omitempty"`
 }
 
 // EncodeMeta encodes m compactly (JSON with one-letter keys), failing

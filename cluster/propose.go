@@ -52,7 +52,14 @@ func (p *proposer) tick(now time.Time) {
 		return
 	}
 	cur, _ := p.n.Epoch()
+	if cur.Manual {
+		return // changes wait for Node.ApplyLayout
+	}
 	if _, due := desiredEpoch(cur, peers, p.cfg); !due || !p.syncState(now) {
+		return
+	}
+	// The state exchange may have brought a switch to manual mode.
+	if cur, _ = p.n.Epoch(); cur.Manual {
 		return
 	}
 	next, ok := desiredEpoch(cur, p.n.Peers(), p.cfg)
@@ -98,13 +105,13 @@ func (p *proposer) syncState(now time.Time) bool {
 	return true
 }
 
+// isProposer reports whether the alive peer with the lowest ID is this
+// node or one it hosts (a hosted peer has no loop of its own: its host
+// proposes for it).
 func (p *proposer) isProposer(peers []Member) bool {
-	if p.n.cfg.Role != RolePeer {
-		return false
-	}
 	for _, m := range peers { // sorted by ID
 		if m.State == StateAlive {
-			return m.ID == p.n.cfg.NodeID
+			return (m.ID == p.n.cfg.NodeID && p.n.cfg.Role == RolePeer) || p.n.hosts(m.ID)
 		}
 	}
 	return false
@@ -146,7 +153,7 @@ func desiredEpoch(cur Epoch, members []Member, cfg ring.BalanceConfig) (Epoch, b
 	if len(in) == 0 {
 		return Epoch{}, false
 	}
-	next := Epoch{Number: cur.Number + 1}
+	next := Epoch{Number: cur.Number + 1, Manual: cur.Manual}
 	for _, p := range ring.Balance(in, cfg) {
 		next.Peers = append(next.Peers, EpochPeer{ID: string(p.ID), Weight: p.Weight, Zone: p.Zone, Vnodes: p.Vnodes})
 	}

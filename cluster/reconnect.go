@@ -80,7 +80,7 @@ func (r *reconnector) targets(now time.Time) []string {
 	othersAlive := false
 	for _, m := range r.n.reg.list(nil) {
 		switch {
-		case m.ID == self:
+		case m.ID == self, m.Addr == "": // a hosted member has no gossip endpoint
 		case m.State == StateAlive:
 			othersAlive = true
 		case m.State == StateDead && m.Addr != "" && now.Sub(m.Since) < reconnectFor:

@@ -8,8 +8,9 @@ import (
 )
 
 // TestReconnectTargets: dead members are dialled (not left ones, not
-// ones dead for longer than reconnectFor, never this node), and the join
-// addresses only while no other member is alive.
+// ones dead for longer than reconnectFor, never this node nor a hosted
+// member), and the join addresses only while no other gossip member is
+// alive.
 func TestReconnectTargets(t *testing.T) {
 	now := time.Now()
 	cases := []struct {
@@ -32,6 +33,10 @@ func TestReconnectTargets(t *testing.T) {
 			{NodeMeta: NodeMeta{ID: "c"}, State: StateLeft, Addr: "c:1"},
 		}, []string{"b:1", "seed:1"}},
 		{"alone", nil, []string{"seed:1"}},
+		{"hosted members: neither dialled nor company", []Member{
+			{NodeMeta: NodeMeta{ID: "h1"}, State: StateAlive},
+			{NodeMeta: NodeMeta{ID: "h2"}, State: StateDead},
+		}, []string{"seed:1"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

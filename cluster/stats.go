@@ -43,11 +43,16 @@ const statsMsgMax = 1024
 const msgStats byte = 's'
 
 // statsMsg is the gossiped form: who, when (the origin's clock, for
-// ordering its own messages only) and what.
+// ordering its own messages only) and what. A hosted member's messages,
+// sent by its host, also carry its membership: the host, its meta and
+// whether it stopped. They are the only way other nodes learn of it.
 type statsMsg struct {
-	Origin string `json:"o"`
-	Seq    int64  `json:"q"`
-	Stats  Stats  `json:"t"`
+	Origin string    `json:"o"`
+	Seq    int64     `json:"q"`
+	Stats  Stats     `json:"t"`
+	Host   string    `json:"h,omitempty"`
+	Meta   *NodeMeta `json:"n,omitempty"`
+	Down   bool      `json:"d,omitempty"`
 }
 
 func encodeStats(m statsMsg) ([]byte, error) {
@@ -73,6 +78,9 @@ func decodeStats(b []byte) (statsMsg, error) {
 	}
 	if m.Origin == "" || m.Seq <= 0 {
 		return m, errors.New("decode stats: missing origin or sequence")
+	}
+	if m.Host != "" && (m.Meta == nil || m.Meta.ID != m.Origin || m.Host == m.Origin) {
+		return m, errors.New("decode stats: hosted member without its own meta")
 	}
 	return m, nil
 }
@@ -104,6 +112,10 @@ type statsGossip struct {
 
 	// settled, when set, hears every Stats.Settled accepted.
 	settled func(uint64)
+	// hosted, when set, records the membership a hosted member's message
+	// carries before its stats are stored, and reports false to refuse
+	// the message.
+	hosted func(statsMsg) bool
 
 	mu   sync.Mutex
 	seqs map[string]int64 // newest sequence seen per origin
@@ -116,13 +128,18 @@ func newStatsGossip(self string, reg *registry, numNodes func() int) *statsGossi
 
 // publish records this node's own stats and queues them for gossip.
 func (g *statsGossip) publish(st Stats, now time.Time) error {
-	m := statsMsg{Origin: g.self, Seq: now.UnixNano(), Stats: st}
+	return g.publishMsg(statsMsg{Origin: g.self, Seq: now.UnixNano(), Stats: st})
+}
+
+// publishMsg records m, this node's own or a hosted member's, and queues
+// it for gossip.
+func (g *statsGossip) publishMsg(m statsMsg) error {
 	b, err := encodeStats(m)
 	if err != nil {
 		return err
 	}
 	g.accept(m)
-	g.queue.QueueBroadcast(&statsBroadcast{origin: g.self, msg: b})
+	g.queue.QueueBroadcast(&statsBroadcast{origin: m.Origin, msg: b})
 	return nil
 }
 
@@ -146,6 +163,9 @@ func (g *statsGossip) accept(m statsMsg) bool {
 	}
 	g.seqs[m.Origin] = m.Seq
 	g.mu.Unlock()
+	if m.Host != "" && g.hosted != nil && !g.hosted(m) {
+		return false
+	}
 	if m.Stats.Settled > 0 && g.settled != nil {
 		g.settled(m.Stats.Settled)
 	}

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"reflect"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -54,8 +55,20 @@ func TestStatsDecodeRejects(t *testing.T) {
 	if m, err := decodeStats(good); err != nil || m.Stats.Active != 2 {
 		t.Fatalf("round trip: %+v, %v", m, err)
 	}
+	hosted, err := encodeStats(statsMsg{Origin: "p1", Seq: 1, Host: "gw", Meta: &NodeMeta{ID: "p1", Role: RolePeer, Zone: "z"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := decodeStats(hosted); err != nil || m.Host != "gw" || m.Meta == nil || m.Meta.Zone != "z" {
+		t.Fatalf("hosted round trip: %+v, %v", m, err)
+	}
 	for _, b := range [][]byte{nil, {msgStats}, []byte("x{}"), append([]byte{msgStats}, "{}"...),
-		append([]byte{msgStats}, `{"o":"a","q":0}`...), append([]byte{msgStats}, make([]byte, 2000)...)} {
+		append([]byte{msgStats}, `{"o":"a","q":0}`...), append([]byte{msgStats}, make([]byte, 2000)...),
+		// A hosted member's message without its meta, with another's, or
+		// hosted by itself.
+		append([]byte{msgStats}, `{"o":"p1","q":1,"h":"gw"}`...),
+		append([]byte{msgStats}, `{"o":"p1","q":1,"h":"gw","n":{"id":"p2"}}`...),
+		append([]byte{msgStats}, `{"o":"p1","q":1,"h":"p1","n":{"id":"p1"}}`...)} {
 		if _, err := decodeStats(b); err == nil {
 			t.Errorf("decodeStats(%q) accepted", b)
 		}
@@ -66,6 +79,8 @@ func FuzzDecodeStats(f *testing.F) {
 	good, _ := encodeStats(statsMsg{Origin: "peer-1", Seq: 42, Stats: Stats{SendBps: 1e6, CPU: 0.3}})
 	f.Add(good)
 	f.Add([]byte{msgStats, '{', '}'})
+	hosted, _ := encodeStats(statsMsg{Origin: "p1", Seq: 1, Host: "gw", Meta: &NodeMeta{ID: "p1", Role: RolePeer}})
+	f.Add(hosted)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := decodeStats(b)
 		if err != nil {
@@ -75,7 +90,7 @@ func FuzzDecodeStats(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m2, err := decodeStats(again); err != nil || m2 != m {
+		if m2, err := decodeStats(again); err != nil || !reflect.DeepEqual(m2, m) {
 			t.Fatalf("re-decode: %+v vs %+v (%v)", m2, m, err)
 		}
 	})

@@ -27,14 +27,11 @@ func (n *Node) Settled() uint64 {
 }
 
 // startStats runs the node's background loop until Close: every
-// StatsInterval it gossips Config.Stats, and when Config.Propose is set it
-// checks whether a new ring epoch is due.
+// StatsInterval it gossips Config.Stats and samples its hosted members'
+// stats, and when Config.Propose is set it checks whether a new ring
+// epoch is due.
 func (n *Node) startStats() {
 	n.stopStats, n.statsDone = make(chan struct{}), make(chan struct{})
-	if n.cfg.Stats == nil && !n.cfg.Propose {
-		close(n.statsDone)
-		return
-	}
 	p := newProposer(n)
 	go func() {
 		defer close(n.statsDone)
@@ -42,14 +39,9 @@ func (n *Node) startStats() {
 		defer t.Stop()
 		for {
 			now := time.Now()
-			if n.cfg.Stats != nil && now.Sub(n.lastStats) >= StatsInterval-StatsInterval/10 {
+			if now.Sub(n.lastStats) >= StatsInterval-StatsInterval/10 {
 				n.lastStats = now
-				st := n.cfg.Stats()
-				cur, _ := n.Epoch()
-				st.Epoch = cur.Number
-				if err := n.meta.stats.publish(st, now); err != nil {
-					n.log.Warn().Err(err).Msg("stats not gossiped")
-				}
+				n.publishStats(now)
 			}
 			if n.cfg.Propose {
 				p.tick(now)
@@ -61,6 +53,22 @@ func (n *Node) startStats() {
 			}
 		}
 	}()
+}
+
+// publishStats gossips the node's own stats and records its hosted
+// members'.
+func (n *Node) publishStats(now time.Time) {
+	if n.cfg.Stats != nil {
+		st := n.cfg.Stats()
+		cur, _ := n.Epoch()
+		st.Epoch = cur.Number
+		if err := n.meta.stats.publish(st, now); err != nil {
+			n.log.Warn().Err(err).Msg("stats not gossiped")
+		}
+	}
+	for _, h := range n.hostedMembers() {
+		h.sample(now)
+	}
 }
 
 func (n *Node) stopStatsLoop() {

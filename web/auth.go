@@ -73,11 +73,16 @@ func (s *sessions) check(v string) error {
 	return nil
 }
 
+// basicChallenge asks a browser or client for the S3 keys.
+const basicChallenge = `Basic realm="tessera", charset="UTF-8"`
+
 // gate decides who may see the page and the JSON.
 type gate struct {
 	public bool
 	creds  Credentials
 	sess   *sessions
+	// loginPage is the login form, the body of a page route's 401.
+	loginPage []byte
 }
 
 // keysMatch compares both keys in constant time, whatever their lengths.
@@ -92,10 +97,7 @@ func (g *gate) keysMatch(ak, sk string) bool {
 
 // allowed reports whether r carries a valid session or basic credentials.
 func (g *gate) allowed(r *http.Request) bool {
-	if g.public {
-		return true
-	}
-	if c, err := r.Cookie(sessionCookie); err == nil && g.sess.check(c.Value) == nil {
+	if g.public || g.session(r) {
 		return true
 	}
 	if ak, sk, ok := r.BasicAuth(); ok && g.keysMatch(ak, sk) {
@@ -104,18 +106,35 @@ func (g *gate) allowed(r *http.Request) bool {
 	return false
 }
 
+// session reports whether r carries a valid login cookie: the one way
+// in that Sign out can end (a browser keeps basic credentials until it
+// closes, and a public page has nothing to end).
+func (g *gate) session(r *http.Request) bool {
+	c, err := r.Cookie(sessionCookie)
+	return err == nil && g.sess.check(c.Value) == nil
+}
+
 // admin guards a route that exposes the process itself (profiles): it
 // needs the credentials even when the status page is public.
 func (g *gate) admin(next http.Handler) http.Handler {
-	strict := &gate{creds: g.creds, sess: g.sess}
+	strict := &gate{creds: g.creds, sess: g.sess, loginPage: g.loginPage}
 	return strict.api(next)
 }
 
-// page guards a human-facing route: strangers go to the login form.
+// page guards a human-facing route. A stranger gets 401 with a Basic
+// challenge, so a browser opening http://KEY:SECRET@host:9001/ sends
+// those keys (browsers send a URL's credentials only when challenged),
+// and the login form as the body, which a browser shows once its own
+// prompt is dismissed.
 func (g *gate) page(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !g.allowed(r) {
-			http.Redirect(w, r, "/login", http.StatusSeeOther)
+			h := w.Header()
+			h.Set("WWW-Authenticate", basicChallenge)
+			h.Set("Content-Type", "text/html; charset=utf-8")
+			h.Set("Cache-Control", "no-store")
+			w.WriteHeader(http.StatusUnauthorized)
+			_, _ = w.Write(g.loginPage)
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -127,7 +146,7 @@ func (g *gate) page(next http.Handler) http.Handler {
 func (g *gate) api(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !g.allowed(r) {
-			w.Header().Set("WWW-Authenticate", `Basic realm="tessera", charset="UTF-8"`)
+			w.Header().Set("WWW-Authenticate", basicChallenge)
 			http.Error(w, "authentication required", http.StatusUnauthorized)
 			return
 		}

@@ -128,7 +128,7 @@ func TestWebPageSynthetic100(t *testing.T) {
 			type counts struct {
 				Rows, Peers, Dead, Suspect, RingRows, SchedRows, Sparks, Bands, Buckets, Dashes int
 				Policy                                                                          string
-				Overflow                                                                        bool
+				Overflow, SignOut                                                               bool
 			}
 			got, err := chromedp.Run(ctx, chromedp.Evaluate[counts](`(() => {
 				const q = (s) => document.querySelectorAll(s).length;
@@ -145,6 +145,7 @@ func TestWebPageSynthetic100(t *testing.T) {
 					Dashes: [...document.querySelectorAll('#nodes tr[data-node] td')].filter(td => td.parentElement.dataset.node.startsWith('peer-') && td.textContent.includes('—')).length,
 					Policy: document.querySelector('#sched-summary [data-k="policy"]').textContent,
 					Overflow: document.documentElement.scrollWidth > window.innerWidth + 1,
+					SignOut: !document.getElementById("logout").hidden,
 				};
 			})()`))
 			if err != nil {
@@ -181,6 +182,9 @@ func TestWebPageSynthetic100(t *testing.T) {
 			}
 			if got.Overflow {
 				t.Error("the page scrolls sideways: it does not fit the screen width")
+			}
+			if got.SignOut {
+				t.Error("Sign out shown on a public page, which has no session to end")
 			}
 			png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 			if err != nil {

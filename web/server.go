@@ -58,6 +58,7 @@ type Config struct {
 // Server is the web handler plus the goroutine sampling chart history.
 type Server struct {
 	cfg  Config
+	gate *gate
 	h    http.Handler
 	rec  *recorder
 	stop chan struct{}
@@ -122,7 +123,13 @@ func (s *Server) routes() (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &gate{public: s.cfg.Public, creds: s.cfg.Credentials, sess: newSessions(s.cfg.Credentials, s.cfg.SessionTTL)}
+	login, err := fs.ReadFile(static, "login.html")
+	if err != nil {
+		return nil, err
+	}
+	g := &gate{public: s.cfg.Public, creds: s.cfg.Credentials, sess: newSessions(s.cfg.Credentials, s.cfg.SessionTTL),
+		loginPage: login}
+	s.gate = g
 	files := http.FileServerFS(static)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /health/live", func(w http.ResponseWriter, _ *http.Request) {
@@ -189,6 +196,7 @@ func (s *Server) ready(w http.ResponseWriter, _ *http.Request) {
 func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	st := s.cfg.Source.Status()
 	st.Errors = s.cfg.Errors.Recent()
+	st.Session = !s.gate.public && s.gate.session(r)
 	if r.URL.Query().Get("history") == "1" {
 		st.History = s.rec.snapshot()
 	}

@@ -23,6 +23,9 @@ type Status struct {
 	// Errors are the most recent warn-or-worse log lines of this node,
 	// newest last. Filled by the web server from its ErrorLog.
 	Errors []LogLine `json:"errors"`
+	// Session: the request came with a login session, which the page
+	// offers to end (Sign out). Filled by the web server.
+	Session bool `json:"session"`
 	// History holds the samples taken so far, oldest first; only sent when
 	// the request asks for it (?history=1). Filled by the web server.
 	History *History `json:"history,omitempty"`

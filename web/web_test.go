@@ -131,12 +131,15 @@ func TestAccess(t *testing.T) {
 		rq     request
 		want   int
 		where  string // Location on redirects
+		form   bool   // the body is the login form
 	}{
 		{name: "live open", rq: request{method: "GET", path: "/health/live"}, want: 200},
 		{name: "ready open", rq: request{method: "GET", path: "/health/ready"}, want: 200},
-		{name: "page needs login", rq: request{method: "GET", path: "/"}, want: 303, where: "/login"},
-		{name: "static needs login", rq: request{method: "GET", path: "/static/app.js"}, want: 303, where: "/login"},
-		{name: "login form open", rq: request{method: "GET", path: "/login"}, want: 200},
+		{name: "page needs login", rq: request{method: "GET", path: "/"}, want: 401, form: true},
+		{name: "page wrong secret", rq: request{method: "GET", path: "/", basic: bad}, want: 401, form: true},
+		{name: "static needs login", rq: request{method: "GET", path: "/static/app.js"}, want: 401, form: true},
+		{name: "login form open", rq: request{method: "GET", path: "/login"}, want: 200, form: true},
+		{name: "public login goes to the page", public: true, rq: request{method: "GET", path: "/login"}, want: 303, where: "/"},
 		{name: "login assets open", rq: request{method: "GET", path: "/static/style.css"}, want: 200},
 		{name: "api needs auth", rq: request{method: "GET", path: "/api/status"}, want: 401},
 		{name: "api wrong secret", rq: request{method: "GET", path: "/api/status", basic: bad}, want: 401},
@@ -160,12 +163,24 @@ func TestAccess(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			ts := newTestServer(t, func(c *Config) { c.Public, c.MetricsToken = tc.public, tc.token })
-			resp, _ := ts.do(t, tc.rq)
+			resp, body := ts.do(t, tc.rq)
 			if resp.StatusCode != tc.want {
 				t.Fatalf("%s %s: status %d, want %d", tc.rq.method, tc.rq.path, resp.StatusCode, tc.want)
 			}
 			if tc.where != "" && resp.Header.Get("Location") != tc.where {
 				t.Errorf("Location %q, want %q", resp.Header.Get("Location"), tc.where)
+			}
+			// Every 401 but /metrics' challenges for Basic, so a browser
+			// sends the keys of a http://KEY:SECRET@host/ URL.
+			want := "Basic "
+			if tc.rq.path == "/metrics" {
+				want = "Bearer "
+			}
+			if got := resp.Header.Get("WWW-Authenticate"); resp.StatusCode == 401 && !strings.HasPrefix(got, want) {
+				t.Errorf("401 with WWW-Authenticate %q, want %s...", got, want)
+			}
+			if hasForm := strings.Contains(body, `id="access_key"`); hasForm != tc.form {
+				t.Errorf("body has the login form: %v, want %v", hasForm, tc.form)
 			}
 		})
 	}
@@ -387,5 +402,53 @@ func TestProbes(t *testing.T) {
 		if got := code(tc.path, tc.bearer); got != tc.want {
 			t.Errorf("GET %s (bearer %q, ready err %v): %d, want %d", tc.path, tc.bearer, tc.notReady, got, tc.want)
 		}
+	}
+}
+
+// TestSignOutOnlyForSessions: /api/status says whether the request came
+// with a login session, the only access Sign out can end.
+func TestSignOutOnlyForSessions(t *testing.T) {
+	good := &[2]string{testAK, testSK}
+	login := func(t *testing.T, ts *testServer) *http.Cookie {
+		resp, _ := ts.do(t, request{method: "POST", path: "/login", form: url.Values{"access_key": {testAK}, "secret_key": {testSK}}})
+		for _, c := range resp.Cookies() {
+			if c.Name == sessionCookie {
+				return c
+			}
+		}
+		t.Fatal("no session cookie")
+		return nil
+	}
+	cases := []struct {
+		name    string
+		public  bool
+		basic   *[2]string
+		cookie  bool
+		session bool
+	}{
+		{name: "session", cookie: true, session: true},
+		{name: "basic auth", basic: good},
+		{name: "public page", public: true},
+		{name: "public page with an old cookie", public: true, cookie: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := newTestServer(t, func(c *Config) { c.Public = tc.public })
+			rq := request{method: "GET", path: "/api/status", basic: tc.basic}
+			if tc.cookie {
+				rq.cookie = login(t, ts)
+			}
+			resp, body := ts.do(t, rq)
+			if resp.StatusCode != 200 {
+				t.Fatalf("status %d", resp.StatusCode)
+			}
+			var st Status
+			if err := json.Unmarshal([]byte(body), &st); err != nil {
+				t.Fatal(err)
+			}
+			if st.Session != tc.session {
+				t.Errorf("session %v, want %v", st.Session, tc.session)
+			}
+		})
 	}
 }

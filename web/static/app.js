@@ -275,6 +275,8 @@
 
   function draw(st) {
     $("node").textContent = st.node_id + (st.version ? " · " + st.version : "");
+    // Only a login session can be ended: not a public page, not basic auth.
+    $("logout").hidden = !st.session;
     drawSummary(st); drawNodes(st); drawRing(st); drawScheduler(st); drawJobs(st); drawScrub(st); drawBuckets(st); drawErrors(st);
     const live = $("live");
     live.textContent = "updated " + new Date(st.time).toLocaleTimeString();
@@ -284,7 +286,9 @@
 
   async function poll() {
     try {
-      const res = await fetch("/api/status" + (hist ? "" : "?history=1"), { cache: "no-store", credentials: "same-origin" });
+      // From the origin, not the page's URL: opened as http://KEY:SECRET@host/,
+      // a relative URL keeps the keys, and fetch refuses URLs that carry any.
+      const res = await fetch(location.origin + "/api/status" + (hist ? "" : "?history=1"), { cache: "no-store", credentials: "same-origin" });
       if (res.status === 401) { location.href = "/login"; return; }
       if (!res.ok) throw new Error("HTTP " + res.status);
       const st = await res.json();

@@ -34,6 +34,14 @@ func (g *gateway) adminRoutes(m *mux.Router) {
 	m.Path(AdminPrefix + "sched").Methods(http.MethodPut).Handler(adapt(g.putSched))
 	m.Path(AdminPrefix + "scrub").Methods(http.MethodGet).Handler(adapt(g.getScrub))
 	m.Path(AdminPrefix + "scrub").Methods(http.MethodPost).Handler(adapt(g.postScrub))
+	m.Path(AdminPrefix + "status").Methods(http.MethodGet).Handler(adapt(g.getStatus))
+	m.Path(AdminPrefix + "layout").Methods(http.MethodGet).Handler(adapt(g.getLayout))
+	m.Path(AdminPrefix + "layout").Methods(http.MethodPut).Handler(adapt(g.putLayout))
+	m.Path(AdminPrefix + "layout/apply").Methods(http.MethodPost).Handler(adapt(g.postLayoutApply))
+	m.Path(AdminPrefix + "decommission").Methods(http.MethodPost).Handler(adapt(g.postDecommission))
+	m.Path(AdminPrefix + "heal").Methods(http.MethodPost).Handler(adapt(g.postHeal))
+	m.Path(AdminPrefix + "heal").Methods(http.MethodGet).Handler(adapt(g.getHeal))
+	m.Path(AdminPrefix + "bucket").Methods(http.MethodGet).Handler(adapt(g.getBucketReport))
 	m.PathPrefix(AdminPrefix).Handler(adapt(notImplemented))
 }
 

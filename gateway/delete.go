@@ -121,7 +121,7 @@ func renderDeleteResult(log *zerolog.Logger, req deleteRequestXML, errs []error)
 	for i, o := range req.Objects {
 		if err := errs[i]; err != nil {
 			a, msg, _ := classify(err)
-			if a.Status >= http.StatusInternalServerError {
+			if serverFault(a.Status) {
 				log.Error().Err(err).Str("key", o.Key).Msg("delete failed")
 			}
 			res.Errors = append(res.Errors, deleteErrorXML{Key: o.Key, Code: a.Code, Message: msg})

@@ -340,12 +340,20 @@ func fieldElems(fields []errorField) []xmlFieldElem {
 
 var textQuotes = strings.NewReplacer("&#34;", `"`, "&#39;", "'")
 
+// serverFault reports whether status is the server's failure, worth an
+// error line: a 5xx other than 501, which answers a request for something
+// tessera does not implement and so is the client's doing.
+func serverFault(status int) bool {
+	return status >= http.StatusInternalServerError && status != http.StatusNotImplemented
+}
+
 // writeError renders err as an S3 error response. HEAD responses and 304
-// carry no body. Server-side failures are logged with the request id.
+// carry no body. Server-side failures are logged with the request id;
+// the client's own errors only at debug level.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	a, msg, fields := classify(err)
 	log := hlog.FromRequest(r)
-	if a.Status >= 500 {
+	if serverFault(a.Status) {
 		log.Error().Err(err).Str("code", a.Code).Msg("request failed")
 	} else {
 		log.Debug().Err(err).Str("code", a.Code).Msg("request rejected")

@@ -38,6 +38,9 @@ type Config struct {
 	Domains []string
 	// Admin, when set, serves the admin API under AdminPrefix.
 	Admin Admin
+	// AccessLog logs every request's access line at info level; off, the
+	// lines are debug, so a busy gateway's log keeps to lifecycle news.
+	AccessLog bool
 }
 
 // Defaults applied by New to zero Config fields.
@@ -55,6 +58,8 @@ type gateway struct {
 	domains []string
 	admin   Admin
 	cors    *corsCache
+	// access is the level of the per-request access lines.
+	access zerolog.Level
 }
 
 // New returns the S3 HTTP handler: path-style routes over cfg.Backend,
@@ -75,7 +80,10 @@ func New(cfg Config) (http.Handler, error) {
 		cfg.MaxBodySize = DefaultMaxBodySize
 	}
 	g := &gateway{be: cfg.Backend, auth: cfg.Auth, region: cfg.Region, maxBody: cfg.MaxBodySize, domains: cfg.Domains,
-		admin: cfg.Admin, cors: newCORSCache()}
+		admin: cfg.Admin, cors: newCORSCache(), access: zerolog.DebugLevel}
+	if cfg.AccessLog {
+		g.access = zerolog.InfoLevel
+	}
 	log := cfg.Logger.With().Str("component", "gateway").Logger()
 	return g.middleware(log, g.router()), nil
 }

@@ -22,16 +22,16 @@ func (g *gateway) middleware(log zerolog.Logger, next http.Handler) http.Handler
 	h = g.corsActual(h)
 	h = commonHeaders(h)
 	h = recoverer(h)
-	h = hlog.AccessHandler(accessLog)(h)
+	h = hlog.AccessHandler(g.accessLog)(h)
 	h = hlog.RequestIDHandler("req_id", "X-Amz-Request-Id")(h)
 	return hlog.NewHandler(log)(h)
 }
 
-// accessLog records one line per request. Every handler writes its status
-// explicitly, so status 0 means the connection was aborted before a
-// response started.
-func accessLog(r *http.Request, status, size int, dur time.Duration) {
-	hlog.FromRequest(r).Info().
+// accessLog records one line per request, at g.access. Every handler
+// writes its status explicitly, so status 0 means the connection was
+// aborted before a response started.
+func (g *gateway) accessLog(r *http.Request, status, size int, dur time.Duration) {
+	hlog.FromRequest(r).WithLevel(g.access).
 		Str("method", r.Method).
 		Str("path", r.URL.EscapedPath()).
 		Int("status", status).

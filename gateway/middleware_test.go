@@ -44,20 +44,69 @@ func (b *syncBuffer) lines(t *testing.T) []map[string]any {
 	return out
 }
 
+// TestAccessAndErrorLogs checks each request's access line and the level
+// of its error line: only the server's own failures are errors, and the
+// access line is debug unless AccessLog asks for it.
 func TestAccessAndErrorLogs(t *testing.T) {
-	var logs syncBuffer
-	be := newFakeBackend()
-	h, err := New(Config{Backend: be, Auth: allowAll{}, Logger: zerolog.New(&logs)})
-	if err != nil {
-		t.Fatal(err)
+	cases := []struct {
+		name      string
+		accessLog bool
+		rq        req
+		fail      bool // the backend fails every call
+		status    int
+		access    string // level of the access line
+		errMsg    string // message of the error line, "" for none
+		errLevel  string
+	}{
+		{name: "server failure", rq: req{method: http.MethodGet, target: "/bkt/a%20key"}, fail: true,
+			status: 500, access: "debug", errMsg: "request failed", errLevel: "error"},
+		{name: "access log asked for", accessLog: true, rq: req{method: http.MethodGet, target: "/bkt/a%20key"}, fail: true,
+			status: 500, access: "info", errMsg: "request failed", errLevel: "error"},
+		{name: "missing key", rq: req{method: http.MethodGet, target: "/bkt/a%20key"},
+			status: 404, access: "debug", errMsg: "request rejected", errLevel: "debug"},
+		{name: "not implemented", rq: req{method: http.MethodPut, target: "/other",
+			header: map[string]string{"X-Amz-Bucket-Object-Lock-Enabled": "true"}},
+			status: 501, access: "debug", errMsg: "request rejected", errLevel: "debug"},
+		{name: "success", rq: req{method: http.MethodHead, target: "/bkt"}, status: 200, access: "debug"},
 	}
-	mustDo(t, h, req{method: http.MethodPut, target: "/bkt"})
-	be.fail = func(string) error { return errors.New("backend broke") }
-	rec := do(h, req{method: http.MethodGet, target: "/bkt/a%20key"})
-	expect(t, rec, http.StatusInternalServerError, "InternalError")
-	reqID := rec.Header().Get("X-Amz-Request-Id")
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var logs syncBuffer
+			be := newFakeBackend()
+			h, err := New(Config{Backend: be, Auth: allowAll{}, Logger: zerolog.New(&logs), AccessLog: tc.accessLog})
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustDo(t, h, req{method: http.MethodPut, target: "/bkt"})
+			if tc.fail {
+				be.fail = func(string) error { return errors.New("backend broke") }
+			}
+			rec := do(h, tc.rq)
+			if rec.Code != tc.status {
+				t.Fatalf("status %d, want %d: %s", rec.Code, tc.status, rec.Body.String())
+			}
+			access, failure := requestLines(t, &logs, rec.Header().Get("X-Amz-Request-Id"))
+			if access == nil || access["method"] != tc.rq.method || access["status"] != float64(tc.status) ||
+				access["level"] != tc.access || access["component"] != "gateway" || access["dur"] == nil || access["bytes"] == nil {
+				t.Errorf("access log %v, want level %s", access, tc.access)
+			}
+			if tc.errMsg == "" {
+				if failure != nil {
+					t.Errorf("error line %v for a success", failure)
+				}
+				return
+			}
+			if failure == nil || failure["message"] != tc.errMsg || failure["level"] != tc.errLevel || failure["code"] == nil {
+				t.Errorf("error log %v, want %q at %s", failure, tc.errMsg, tc.errLevel)
+			}
+		})
+	}
+}
 
-	var access, failure map[string]any
+// requestLines returns the access line and the error line (if any) of the
+// request with id reqID.
+func requestLines(t *testing.T, logs *syncBuffer, reqID string) (access, failure map[string]any) {
+	t.Helper()
 	for _, l := range logs.lines(t) {
 		if l["req_id"] != reqID {
 			continue
@@ -65,17 +114,11 @@ func TestAccessAndErrorLogs(t *testing.T) {
 		switch l["message"] {
 		case "request":
 			access = l
-		case "request failed":
+		case "request failed", "request rejected":
 			failure = l
 		}
 	}
-	if access == nil || access["method"] != "GET" || access["path"] != "/bkt/a%20key" || access["status"] != float64(500) ||
-		access["component"] != "gateway" || access["dur"] == nil || access["bytes"] == nil {
-		t.Errorf("access log %v", access)
-	}
-	if failure == nil || failure["error"] != "backend broke" || failure["code"] != "InternalError" {
-		t.Errorf("error log %v", failure)
-	}
+	return access, failure
 }
 
 // TestHandlerPanicAbortsConnection: a panic below the handlers is logged

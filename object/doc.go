@@ -1,7 +1,7 @@
 // Package object is tessera's object layer: it turns S3 operations into
-// erasure-coded shard writes and reads on the storage peers, through three
-// small interfaces it declares (ShardClient, Cluster, Scheduler) so that it
-// is tested against in-memory fakes.
+// erasure-coded shard writes and reads on the storage peers, through two
+// small interfaces it declares (ShardClient, Cluster) so that it is tested
+// against in-memory fakes.
 //
 // # Writes
 //
@@ -20,11 +20,16 @@
 // they cost its quorum is restamped above them and sent again, so a write
 // that starts after another was acknowledged wins whatever the gateways'
 // clocks say. Until the commit nothing of the new version is visible, and
-// a failed PUT leaves the previous version readable.
+// a failed PUT leaves the previous version readable: each peer keeps the
+// version its commit replaced until the writer, once its commit met the
+// quorum, settles the new one (settle.go), so a write cut short between
+// its peers' commits (its gateway killed) still leaves the old version
+// whole on every peer.
 //
 // # Reads
 //
-// Metadata is read from every peer the key may live on. The current version
+// Metadata is read from every peer the key may live on, with the versions
+// each keeps (ReadVersions), which count as copies. The current version
 // is the newest stamp at least k peers hold; a newer stamp held by fewer is a
 // write that never reached its quorum and is passed over, unless the peers
 // that did not answer could hold enough of it, in which case the read fails
@@ -38,10 +43,17 @@
 // period (storage.Config.RetireGrace), so a read that resolved the old
 // version can finish it; a GET that saw a newer version landing checks
 // before its response starts that k shards are still there, and resolves
-// again if not (resolveToRead). Shards are then fetched in the
-// scheduler's order, restricted to peers that may hold that version, and
-// decoded block by block; every block is checksum-verified before any of
-// it is written, so a read never returns wrong bytes: it returns an error.
+// again if not (resolveToRead). Shards are then fetched through the
+// FetchPool, whose policy (sched.Dispatcher) grants every fetch of every
+// GET: large parts window by window (MaxPooledShard), inlined objects from
+// the records at hand, first from the peers that may hold that version and,
+// should those not suffice, from the doubtful ones too. The chunks of all
+// GETs share one bound, Config.WindowMemory: a window waits for room before
+// its fetches start, and a GET reads one window ahead only while there is
+// room to spare, so memory stays flat however many GETs run. Each chunk is
+// checksum-verified as it arrives (a damaged one is a failed fetch the
+// policy replaces) and again as it is decoded, so a read never returns
+// wrong bytes: it returns an error.
 //
 // # Repair and data movement
 //
@@ -71,7 +83,9 @@
 //     progress (a repair's or move's after PeerTimeout). A peer that
 //     stalled, or that gossip holds dead, is left out of new writes and
 //     read last for StallHold (health.go).
-//   - Every goroutine a method starts has exited when the method returns.
+//   - Every goroutine a method starts has exited when the method returns,
+//     but for the background settles of a write (settle.go) and the late
+//     metadata answers of a read (drainLate), each bounded in time.
 //   - A body is read to io.EOF (a streaming-signed body proves itself only
 //     at its end), never past its declared size plus one probing byte.
 //   - Content-MD5 is checked before anything is committed.

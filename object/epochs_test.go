@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"tessera/meta"
 )
@@ -86,6 +87,34 @@ func TestReadsFollowOlderLayouts(t *testing.T) {
 	}
 }
 
+// New writes go to the current layout only, so a version an older layout
+// holds is not the key's current one until enough of the current
+// layout's peers have answered to rule out a newer write there: neither
+// a read nor a delete may settle on the old version because the peers
+// that hold it answered first.
+func TestOlderLayoutAnswersFirst(t *testing.T) {
+	sc := &shiftedCluster{fakeCluster: newFakeCluster(12)}
+	l, _ := newTestLayerN(t, 12, func(c *Config) { c.Cluster = olderShifted{sc} })
+	key := "moved"
+	put(t, l, key, randBytes(5, 2*testBlock))
+	sc.relayout(6) // six other peers: the old copies are not moved yet
+	newer := randBytes(6, 100)
+	put(t, l, key, newer)
+	cur, _ := sc.Placement(testBucket, key, 6)
+	for _, p := range cur {
+		sc.peers[p].setDelay(30 * time.Millisecond)
+	}
+	mustGet(t, l, key, newer)
+	if err := l.DeleteObject(context.Background(), testBucket, key); err != nil {
+		t.Fatal(err)
+	}
+	_, err := get(l, key)
+	wantErr(t, err, ErrObjectNotFound)
+	sc.heal()
+	_, err = get(l, key)
+	wantErr(t, err, ErrObjectNotFound)
+}
+
 // narrowingCluster is fakeCluster whose ring can shrink to its first
 // width peers (width 0: all), as an epoch minted before every peer was
 // seen; the full ring is then the previous one.
@@ -155,4 +184,27 @@ func writeObjectsFrom(t *testing.T, l *Layer, first, n, base, step int) map[stri
 		put(t, l, k, data[k])
 	}
 	return data
+}
+
+// A layout change that moves three shards of a 4+2 object (more than its
+// parity) leaves three staying peers, too few to rebuild the moved shards
+// from; the move reads the leaving peers' copies as well, which they keep
+// until the last step. Once moved, the object reads from its new
+// placement alone.
+func TestMigrateMovesMoreThanParity(t *testing.T) {
+	for _, size := range []int{300, 2*testBlock + 5} {
+		t.Run(fmt.Sprint(size), func(t *testing.T) {
+			sc := &shiftedCluster{fakeCluster: newFakeCluster(9)}
+			l, _ := newTestLayerN(t, 9, func(c *Config) { c.Cluster = olderShifted{sc} })
+			data := randBytes(7, size)
+			put(t, l, "k", data)
+			sc.relayout(3)
+			res, err := l.MigrateObject(context.Background(), testBucket, "k")
+			if err != nil || len(res.Moved) != 3 {
+				t.Fatalf("migrate: %+v, %v; want three shards moved", res, err)
+			}
+			sc.older = nil // the old layout is forgotten
+			mustGet(t, l, "k", data)
+		})
+	}
 }

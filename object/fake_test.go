@@ -45,7 +45,8 @@ type fakePeer struct {
 	fault   fault
 	delay   time.Duration
 	buckets map[string]meta.Bucket
-	records map[string][]byte // bucket/key → encoded record
+	records map[string][]byte   // bucket/key → encoded record
+	kept    map[string][][]byte // bucket/key → replaced records not yet settled, newest first
 	entries map[string]meta.Entry
 	keys    map[string][]string // bucket → sorted keys with a record
 	shards  map[string][]byte   // bucket/key/stamp/part → shard file
@@ -60,11 +61,17 @@ type fakePeer struct {
 	// plainStale makes stale refusals not name the held stamp, as peers
 	// did before they did (set before use).
 	plainStale bool
+	// noFold makes List ignore a delimiter, as peers did before listings
+	// folded (set before use).
+	noFold bool
+	listed atomic.Int64 // entries List returned
 
 	calls   atomic.Int64 // every call made, whatever it did
 	stages  atomic.Int64
 	commits atomic.Int64
 	reads   atomic.Int64
+	metas   atomic.Int64 // ReadMeta and ReadVersions calls
+	settles atomic.Int64
 	tagged  atomic.Int64 // shard reads whose ctx carried a read priority
 }
 
@@ -80,7 +87,7 @@ type fakePart struct {
 
 func newFakePeer(id meta.PeerID) *fakePeer {
 	return &fakePeer{
-		id: id, buckets: map[string]meta.Bucket{}, records: map[string][]byte{},
+		id: id, buckets: map[string]meta.Bucket{}, records: map[string][]byte{}, kept: map[string][][]byte{},
 		entries: map[string]meta.Entry{}, keys: map[string][]string{},
 		shards: map[string][]byte{}, tmp: map[string][]byte{}, uploads: map[string]*fakeUpload{},
 	}
@@ -268,8 +275,12 @@ func (p *fakePeer) install(o *meta.Object, files map[int][]byte) error {
 		return err
 	}
 	if old != nil && old.Stamp != o.Stamp {
-		for _, pt := range partsOf(old) {
-			delete(p.shards, shardKey(old.Bucket, old.Key, old.Stamp, pt.Number))
+		// Kept until the new version is settled, as storage.Store does.
+		k := objKey(o.Bucket, o.Key)
+		p.kept[k] = append([][]byte{p.records[k]}, p.kept[k]...)
+		if len(p.kept[k]) > storage.MaxKept {
+			p.dropKept(o.Bucket, o.Key, p.kept[k][storage.MaxKept:])
+			p.kept[k] = p.kept[k][:storage.MaxKept]
 		}
 	}
 	for n, data := range files {
@@ -331,6 +342,81 @@ func (p *fakePeer) Commit(ctx context.Context, o *meta.Object, staged []string) 
 	return nil
 }
 
+// Relabel rewrites the record of the version the peer holds with o's
+// distribution, keeping its shard files, as storage.Store does.
+func (p *fakePeer) Relabel(ctx context.Context, o *meta.Object) error {
+	if _, err := p.enterWrite(ctx); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	cur := p.held(o.Bucket, o.Key)
+	switch {
+	case cur == nil:
+		return fmt.Errorf("%s: relabel: %w", p.id, meta.ErrNotFound)
+	case o.Stamp.Less(cur.Stamp):
+		return fmt.Errorf("%s: relabel: holds %v: %w", p.id, cur.Stamp, meta.ErrStale)
+	case cur.Stamp != o.Stamp || cur.ShardIndex != o.ShardIndex:
+		return fmt.Errorf("%s: relabel of %v shard %d, holds %v shard %d", p.id, o.Stamp, o.ShardIndex, cur.Stamp, cur.ShardIndex)
+	}
+	rec := *o
+	rec.Inline = cur.Inline
+	raw, err := meta.MarshalObject(&rec)
+	if err != nil {
+		return err
+	}
+	p.setRecord(&rec, raw)
+	return nil
+}
+
+// dropKept removes the shard files of kept records. Caller holds p.mu.
+func (p *fakePeer) dropKept(bucket, key string, raws [][]byte) {
+	for _, raw := range raws {
+		if o, err := meta.UnmarshalObject(raw); err == nil {
+			for _, pt := range partsOf(o) {
+				delete(p.shards, shardKey(bucket, key, o.Stamp, pt.Number))
+			}
+		}
+	}
+}
+
+// Settle drops the kept records older than st, as storage.Store does.
+func (p *fakePeer) Settle(ctx context.Context, bucket, key string, st meta.Stamp) error {
+	if _, err := p.enterWrite(ctx); err != nil {
+		return err
+	}
+	p.settles.Add(1)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	cur := p.held(bucket, key)
+	if cur == nil || cur.Stamp.Less(st) {
+		return nil
+	}
+	k := objKey(bucket, key)
+	var keep, drop [][]byte
+	for _, raw := range p.kept[k] {
+		if o, err := meta.UnmarshalObject(raw); err == nil && !o.Stamp.Less(st) {
+			keep = append(keep, raw)
+		} else {
+			drop = append(drop, raw)
+		}
+	}
+	p.dropKept(bucket, key, drop)
+	if len(keep) == 0 {
+		delete(p.kept, k)
+	} else {
+		p.kept[k] = keep
+	}
+	return nil
+}
+
+// keptCount is how many replaced records the peer keeps for the key.
+func (p *fakePeer) keptCount(bucket, key string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.kept[objKey(bucket, key)])
+}
+
 // DropVersion removes the key's record and shard files if the peer holds
 // exactly version st, as storage.Store does.
 func (p *fakePeer) DropVersion(ctx context.Context, bucket, key string, st meta.Stamp) error {
@@ -350,6 +436,8 @@ func (p *fakePeer) DropVersion(ctx context.Context, bucket, key string, st meta.
 		delete(p.shards, shardKey(bucket, key, o.Stamp, pt.Number))
 	}
 	k := objKey(bucket, key)
+	p.dropKept(bucket, key, p.kept[k])
+	delete(p.kept, k)
 	delete(p.records, k)
 	delete(p.entries, k)
 	ks := p.keys[bucket]
@@ -360,6 +448,29 @@ func (p *fakePeer) DropVersion(ctx context.Context, bucket, key string, st meta.
 }
 
 func (p *fakePeer) ReadMeta(ctx context.Context, bucket, key string) (*meta.Object, error) {
+	p.metas.Add(1)
+	return p.readMeta(ctx, bucket, key)
+}
+
+// ReadVersions is ReadMeta with the kept records after the current one.
+func (p *fakePeer) ReadVersions(ctx context.Context, bucket, key string) ([]*meta.Object, error) {
+	p.metas.Add(1)
+	o, err := p.readMeta(ctx, bucket, key)
+	if err != nil {
+		return nil, err
+	}
+	out := []*meta.Object{o}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, raw := range p.kept[objKey(bucket, key)] {
+		if k, err := meta.UnmarshalObject(raw); err == nil {
+			out = append(out, k)
+		}
+	}
+	return out, nil
+}
+
+func (p *fakePeer) readMeta(ctx context.Context, bucket, key string) (*meta.Object, error) {
 	f, err := p.enter(ctx)
 	if err != nil {
 		return nil, err
@@ -433,7 +544,7 @@ func (h hungReader) Read([]byte) (int, error) {
 	return 0, h.ctx.Err()
 }
 
-func (p *fakePeer) List(ctx context.Context, bucket, prefix, after string, limit int) ([]meta.Entry, error) {
+func (p *fakePeer) List(ctx context.Context, bucket, prefix, after string, limit int, delimiter string) ([]meta.Entry, error) {
 	if _, err := p.enter(ctx); err != nil {
 		return nil, err
 	}
@@ -443,12 +554,22 @@ func (p *fakePeer) List(ctx context.Context, bucket, prefix, after string, limit
 		return nil, meta.ErrBucketNotFound
 	}
 	ks := p.keys[bucket]
-	var out []meta.Entry
-	for i := sort.SearchStrings(ks, max(after, prefix)); i < len(ks) && len(out) < limit; i++ {
-		if ks[i] > after && strings.HasPrefix(ks[i], prefix) {
-			out = append(out, p.entries[objKey(bucket, ks[i])])
+	scan := func(after string, n int) []meta.Entry {
+		var out []meta.Entry
+		for i := sort.SearchStrings(ks, max(after, prefix)); i < len(ks) && len(out) < n; i++ {
+			if ks[i] > after && strings.HasPrefix(ks[i], prefix) {
+				e := p.entries[objKey(bucket, ks[i])]
+				e.Unsettled = len(p.kept[objKey(bucket, ks[i])]) > 0
+				out = append(out, e)
+			}
 		}
+		return out
 	}
+	out := scan(after, limit)
+	if delimiter != "" && !p.noFold {
+		out = meta.FoldEntries(scan, prefix, delimiter, after, limit)
+	}
+	p.listed.Add(int64(len(out)))
 	return out, nil
 }
 

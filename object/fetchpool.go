@@ -12,8 +12,8 @@ import (
 )
 
 // errPoolGaveUp reports that the scheduler could not find k usable
-// holders; the read falls back to the unpooled path, which also tries
-// peers the metadata read doubted.
+// holders; the read submits again with the holders it doubted allowed
+// back in (fetchWindow), so the policy also picks the last resorts.
 var errPoolGaveUp = errors.New("fetch pool: too few usable holders")
 
 // FetchPool is a gateway's bounded pool of shard fetches (the paper's L

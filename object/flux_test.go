@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -116,13 +117,14 @@ func fluxAnswers(spec [6]string, S, T meta.Stamp) (querySet, map[meta.PeerID]met
 // keyState is what one fake peer holds of one key.
 type keyState struct {
 	raw    []byte
+	kept   [][]byte
 	shards map[string][]byte
 }
 
 func (p *fakePeer) snapshot(bucket, key string) keyState {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	st := keyState{raw: p.records[objKey(bucket, key)], shards: map[string][]byte{}}
+	st := keyState{raw: p.records[objKey(bucket, key)], kept: p.kept[objKey(bucket, key)], shards: map[string][]byte{}}
 	for k, v := range p.shards {
 		if strings.HasPrefix(k, objKey(bucket, key)+"\x00") {
 			st.shards[k] = v
@@ -150,10 +152,16 @@ func (p *fakePeer) restore(t testing.TB, bucket, key string, st keyState) {
 		p.shards[k] = v
 	}
 	p.setRecord(o, st.raw)
+	if len(st.kept) > 0 {
+		p.kept[objKey(bucket, key)] = st.kept
+	} else {
+		delete(p.kept, objKey(bucket, key))
+	}
 }
 
 // overwriteStates puts old then next under key and returns what each
-// peer of the placement held after each.
+// peer of the placement held after each, the overwrite settled (the
+// peers keep no copy of old).
 func overwriteStates(t *testing.T, l *Layer, fc *fakeCluster, key string, old, next []byte) (peers []*fakePeer, before, after []keyState) {
 	t.Helper()
 	peers = placementPeers(fc, key, 6)
@@ -162,73 +170,129 @@ func overwriteStates(t *testing.T, l *Layer, fc *fakeCluster, key string, old, n
 		before = append(before, p.snapshot(testBucket, key))
 	}
 	put(t, l, key, next)
+	waitSettled(t, peers, key)
 	for _, p := range peers {
 		after = append(after, p.snapshot(testBucket, key))
 	}
 	return peers, before, after
 }
 
+// waitSettled waits until no peer keeps a replaced version of key: the
+// writer settles in the background once its commit met the quorum.
+func waitSettled(t *testing.T, peers []*fakePeer, key string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for _, p := range peers {
+		for p.keptCount(testBucket, key) > 0 {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s still keeps a replaced version of %s", p.id, key)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
+
+// unsettled is what a peer holds once it committed the version of after
+// over the one of before, not settled yet: both, the older kept.
+func unsettled(before, after keyState) keyState {
+	st := keyState{raw: after.raw, kept: [][]byte{before.raw}, shards: maps.Clone(after.shards)}
+	maps.Copy(st.shards, before.shards)
+	return st
+}
+
+// halfLanded leaves key "k" as an overwrite half landed does: the last
+// three peers still at before, the first three at after, keeping the old
+// version (keep) or not (as if settled).
+func halfLanded(t *testing.T, peers []*fakePeer, before, after []keyState, keep bool) {
+	t.Helper()
+	for i := range 6 {
+		switch {
+		case i >= 3:
+			peers[i].restore(t, testBucket, "k", before[i])
+		case keep:
+			peers[i].restore(t, testBucket, "k", unsettled(before[i], after[i]))
+		}
+	}
+}
+
 // A HEAD or GET that meets an overwrite half landed — three peers hold the
-// new version, three the old, neither readable from its own holders —
-// used to answer NoSuchKey. It must wait for the write to settle and
-// answer with the new version.
+// new version, three the old — answers with the old version at once, read
+// whole from the copies the new version's peers keep until it is settled;
+// once the write has landed everywhere, with the new one. On peers that
+// keep no copy (a run of writes cut short outgrew their lists) neither
+// version is readable from its own holders: the read waits for the write
+// to settle and answers with the new version, never NoSuchKey.
 func TestReadDuringHalfLandedOverwrite(t *testing.T) {
 	for _, size := range []int{300, 2*testBlock + 5} {
-		t.Run(fmt.Sprint(size), func(t *testing.T) {
-			l, fc := newTestLayer(t)
-			old, next := randBytes(1, size), randBytes(2, size)
-			peers, before, after := overwriteStates(t, l, fc, "k", old, next)
-			for i := 3; i < 6; i++ {
-				peers[i].restore(t, testBucket, "k", before[i])
-			}
-			go func() {
-				time.Sleep(30 * time.Millisecond)
-				for i := 3; i < 6; i++ {
-					peers[i].restore(t, testBucket, "k", after[i])
+		for _, keep := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%d bytes, kept copies %v", size, keep), func(t *testing.T) {
+				l, fc := newTestLayer(t)
+				old, next := randBytes(1, size), randBytes(2, size)
+				peers, before, after := overwriteStates(t, l, fc, "k", old, next)
+				halfLanded(t, peers, before, after, keep)
+				if keep {
+					mustGet(t, l, "k", old)
 				}
-			}()
-			info, err := l.HeadObject(context.Background(), testBucket, "k")
-			if err != nil {
-				t.Fatalf("head during the overwrite: %v", err)
+				go func() {
+					time.Sleep(30 * time.Millisecond)
+					for i := 3; i < 6; i++ {
+						peers[i].restore(t, testBucket, "k", after[i])
+					}
+				}()
+				if keep {
+					time.Sleep(60 * time.Millisecond)
+				}
+				info, err := l.HeadObject(context.Background(), testBucket, "k")
+				if err != nil {
+					t.Fatalf("head during the overwrite: %v", err)
+				}
+				if info.ETag != md5hex(next) {
+					t.Fatalf("head: ETag %s, want the new version's %s", info.ETag, md5hex(next))
+				}
+				mustGet(t, l, "k", next)
+			})
+		}
+	}
+}
+
+// An overwrite that never settles (its writer died half way, three peers
+// took it) leaves the old version readable through the copies those
+// peers keep: HEAD and GET answer with it, byte-exact. Without the kept
+// copies no version is readable, yet the old one was acknowledged: the
+// read fails with ErrQuorum after SettleWait, never with not-found.
+func TestUnsettledOverwriteIsNotAbsent(t *testing.T) {
+	const settle = 80 * time.Millisecond
+	for _, keep := range []bool{true, false} {
+		t.Run(fmt.Sprint("kept copies ", keep), func(t *testing.T) {
+			l, fc := newTestLayer(t, func(c *Config) { c.SettleWait = settle })
+			old, next := randBytes(1, 300), randBytes(2, 300)
+			peers, before, after := overwriteStates(t, l, fc, "k", old, next)
+			halfLanded(t, peers, before, after, keep)
+			if keep {
+				mustGet(t, l, "k", old)
+				return
 			}
-			if info.ETag != md5hex(next) {
-				t.Fatalf("head: ETag %s, want the new version's %s", info.ETag, md5hex(next))
+			start := time.Now()
+			_, err := l.HeadObject(context.Background(), testBucket, "k")
+			wantErr(t, err, ErrQuorum)
+			if errors.Is(err, ErrObjectNotFound) {
+				t.Fatalf("head: %v", err)
 			}
-			mustGet(t, l, "k", next)
+			if d := time.Since(start); d < settle/2 {
+				t.Fatalf("gave up after %s, before waiting for the key to settle", d)
+			}
+			got, err := get(l, "k")
+			wantErr(t, err, ErrQuorum)
+			if len(got) != 0 {
+				t.Fatalf("failed read wrote %d bytes", len(got))
+			}
 		})
 	}
 }
 
-// An overwrite that never settles (its writer died half way) leaves no
-// readable version, yet the old one was acknowledged: the read fails
-// with ErrQuorum after SettleWait, never with not-found.
-func TestUnsettledOverwriteIsNotAbsent(t *testing.T) {
-	const settle = 80 * time.Millisecond
-	l, fc := newTestLayer(t, func(c *Config) { c.SettleWait = settle })
-	old, next := randBytes(1, 300), randBytes(2, 300)
-	peers, before, _ := overwriteStates(t, l, fc, "k", old, next)
-	for i := 3; i < 6; i++ {
-		peers[i].restore(t, testBucket, "k", before[i])
-	}
-	start := time.Now()
-	_, err := l.HeadObject(context.Background(), testBucket, "k")
-	wantErr(t, err, ErrQuorum)
-	if errors.Is(err, ErrObjectNotFound) {
-		t.Fatalf("head: %v", err)
-	}
-	if d := time.Since(start); d < settle/2 {
-		t.Fatalf("gave up after %s, before waiting for the key to settle", d)
-	}
-	got, err := get(l, "k")
-	wantErr(t, err, ErrQuorum)
-	if len(got) != 0 {
-		t.Fatalf("failed read wrote %d bytes", len(got))
-	}
-}
-
 // A GET resolves the old version (four peers hold it, two the new one),
-// and then the new version lands on the other four, whose peers remove
-// the old shard files at once (no grace period). The read must notice
+// and then the new version lands on the other four and is settled, and
+// their peers remove the old shard files at once (no grace period). The read must notice
 // before its response starts and read the new version instead.
 func TestReadFallsBackWhenShardsVanish(t *testing.T) {
 	l, fc := newTestLayer(t)

@@ -1,11 +1,11 @@
 package object
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"time"
 
 	"tessera/checksum"
@@ -125,88 +125,95 @@ func (l *Layer) readVersion(ctx context.Context, v *version, w io.Writer, off, l
 	return nil
 }
 
+// readPart writes part bytes [off, off+length) to w. Every shard fetch
+// of every GET goes through the fetch pool, so the policy chosen with
+// --sched decides all of them and the pool's figures count all of them:
+// the part is read as windows (see MaxPooledShard), each one read in the
+// pool, decoded from memory and written. While one window is decoded and
+// written the next is fetched, if the layer's window memory has room for
+// it, so a large GET keeps its peers busy instead of stopping at each
+// window's end; a GET thus holds at most two windows of chunks (k x
+// FetchWindow, more only while a redundant policy's extra fetches end),
+// and all GETs together about Config.WindowMemory.
 func (l *Layer) readPart(ctx context.Context, v *version, ec *erasure.Coder, p meta.Part, off, length int64, w io.Writer) error {
-	if l.cfg.Pool != nil && !v.obj.Inlined {
-		return l.readPooled(ctx, v, ec, p, off, length, w)
+	wins := windows(ec, p.Size, off, length, l.cfg.FetchWindow)
+	fetch := l.fetcher(v, ec, p)
+	ctx, cancel := context.WithCancel(ctx)
+	bad := map[int]error{}
+	var next *pendingWindow
+	defer func() {
+		cancel()
+		if next != nil {
+			wc, _ := next.wait(bad) // its fetches end before their buffers go back
+			wc.release()
+		}
+		l.noteBad(v, p.Number, bad)
+	}()
+	k := v.obj.Code.K
+	for i, win := range wins {
+		cur := next
+		next = nil
+		if cur == nil {
+			// Waiting for room holding none: see windowMemory.
+			n, err := l.winMem.reserve(ctx, windowCost(k, win))
+			if err != nil {
+				return err
+			}
+			cur = l.startWindow(ctx, v, win, fetch, n)
+		}
+		if i+1 < len(wins) {
+			if n := l.winMem.tryReserve(windowCost(k, wins[i+1])); n > 0 {
+				next = l.startWindow(ctx, v, wins[i+1], fetch, n)
+			}
+		}
+		wc, err := cur.wait(bad)
+		if err == nil {
+			err = decodeWindow(w, ec, p.Size, win, wc.got)
+		}
+		wc.release()
+		if err != nil {
+			return err
+		}
 	}
-	return l.readDirect(ctx, v, ec, p, off, length, w)
+	return nil
 }
 
-// readDirect reads one part opening shards in readOrder's order, outside
-// any fetch pool.
-func (l *Layer) readDirect(ctx context.Context, v *version, ec *erasure.Coder, p meta.Part, off, length int64, w io.Writer) error {
-	_, shardLen := ec.ShardRange(p.Size, off, length)
-	order := l.readOrder(v, shardLen)
-	stats, err := ec.Decode(ctx, w, p.Size, off, length, order, l.opener(v, p.Number))
-	l.noteBad(v, p.Number, stats)
+// pendingWindow is a window being fetched.
+type pendingWindow struct {
+	done chan struct{}
+	wc   *windowChunks
+	err  error
+}
+
+// startWindow fetches win in the background, its buffers charged to the
+// reserved bytes of window memory, which its windowChunks gives back.
+func (l *Layer) startWindow(ctx context.Context, v *version, win window, fetch fetchFunc, reserved int64) *pendingWindow {
+	pw := &pendingWindow{done: make(chan struct{}), wc: newWindowChunks(len(v.obj.Distribution), l.winMem, reserved)}
+	go func() {
+		defer close(pw.done)
+		pw.err = l.fetchWindow(ctx, v, win, fetch, pw.wc)
+	}()
+	return pw
+}
+
+// wait returns what the window's fetches gathered, adding its failed
+// shards to bad. The caller releases it.
+func (pw *pendingWindow) wait(bad map[int]error) (*windowChunks, error) {
+	<-pw.done
+	maps.Copy(bad, pw.wc.bad)
+	return pw.wc, pw.err
+}
+
+// decodeWindow writes win's bytes to w from the chunks fetched, which
+// were verified as they arrived (a damaged one was a failed fetch the
+// policy replaced), so they are decoded where they lie without a second
+// pass.
+func decodeWindow(w io.Writer, ec *erasure.Coder, size int64, win window, got [][]byte) error {
+	err := ec.DecodeVerified(w, size, win.off, win.length, got)
 	if errors.Is(err, erasure.ErrTooFewShards) {
 		return fmt.Errorf("%w: %w", ErrQuorum, err)
 	}
 	return err
-}
-
-// readOrder is the scheduler's choice of shards, regrouped by how likely
-// each peer is to hold this version: first those seen holding it or not
-// asked in time (the scheduler's order among them stands), then those
-// whose metadata read failed, and last those that answered with another
-// version (they may still keep this version's shards, so they remain a
-// last resort rather than being dropped).
-func (l *Layer) readOrder(v *version, shardBytes int64) []int {
-	o := v.obj
-	var pref []int
-	if l.cfg.Scheduler != nil {
-		pref = l.cfg.Scheduler.Order(o.Distribution, o.Code.K, shardBytes)
-	}
-	return groupOrder(v, l.avoidLast(o.Distribution, pref))
-}
-
-// avoidLast moves the shards of peers this layer avoids to the end of
-// pref, so they are read only when the others do not suffice.
-func (l *Layer) avoidLast(dist []meta.PeerID, pref []int) []int {
-	if len(pref) == 0 {
-		pref = make([]int, len(dist))
-		for i := range pref {
-			pref[i] = i
-		}
-	}
-	var good, bad []int
-	for _, i := range pref {
-		if i >= 0 && i < len(dist) && l.avoided(dist[i]) {
-			bad = append(bad, i)
-		} else {
-			good = append(good, i)
-		}
-	}
-	return append(good, bad...)
-}
-
-// groupOrder puts pref first, then every other shard, regrouped as
-// readOrder says.
-func groupOrder(v *version, pref []int) []int {
-	n := len(v.obj.Distribution)
-	seen := make([]bool, n)
-	var likely, failed, absent []int
-	add := func(i int) {
-		if i < 0 || i >= n || seen[i] {
-			return
-		}
-		seen[i] = true
-		switch {
-		case v.absent[i]:
-			absent = append(absent, i)
-		case v.failed[i]:
-			failed = append(failed, i)
-		default:
-			likely = append(likely, i)
-		}
-	}
-	for _, i := range pref {
-		add(i)
-	}
-	for i := range n {
-		add(i)
-	}
-	return append(append(likely, failed...), absent...)
 }
 
 // opener returns the decoder's source of shard bytes for one part.
@@ -251,41 +258,15 @@ func (l *Layer) opener(v *version, part int) func(context.Context, int, int64, i
 	}
 }
 
-// openInline serves a shard of an inlined object from its record, reading
-// the record again from a peer whose copy the metadata read did not see.
-func (l *Layer) openInline(ctx context.Context, v *version, shard int, off, length int64) (io.ReadCloser, error) {
-	o := v.obj
-	rec := v.holders[shard]
-	if rec == nil {
-		peer := o.Distribution[shard]
-		r, err := call(ctx, l, peer, l.cfg.PeerTimeout, func(ctx context.Context, c ShardClient) (*meta.Object, error) {
-			return c.ReadMeta(ctx, o.Bucket, o.Key)
-		})
-		if err == nil {
-			err = checkRecord(r, peer, o.Bucket, o.Key)
-		}
-		if err == nil && r.Stamp != o.Stamp {
-			err = fmt.Errorf("holds version %s, want %s", r.Stamp, o.Stamp)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("inline shard %d from %s: %w", shard, peer, err)
-		}
-		rec = r
-	}
-	if off < 0 || length < 0 || off+length > int64(len(rec.Inline)) {
-		return nil, fmt.Errorf("inline shard %d: range %d+%d of %d bytes", shard, off, length, len(rec.Inline))
-	}
-	return io.NopCloser(bytes.NewReader(rec.Inline[off : off+length])), nil
-}
-
-// noteBad reports shards the decoder had to skip.
-func (l *Layer) noteBad(v *version, part int, st erasure.DecodeStats) {
-	if len(st.Bad) == 0 {
+// noteBad reports the shards a read could not use: their fetch failed
+// or their bytes did not verify.
+func (l *Layer) noteBad(v *version, part int, bad map[int]error) {
+	if len(bad) == 0 {
 		return
 	}
 	o := v.obj
-	shards := make([]int, 0, len(st.Bad))
-	for shard, err := range st.Bad {
+	shards := make([]int, 0, len(bad))
+	for shard, err := range bad {
 		shards = append(shards, shard)
 		ev := l.log.Warn().Str("bucket", o.Bucket).Str("key", o.Key).Int("shard", shard).Int("part", part).Err(err)
 		if shard >= 0 && shard < len(o.Distribution) {

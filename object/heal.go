@@ -97,6 +97,27 @@ type heal struct {
 	v           *version
 	targets     []int // shards to rebuild, ascending
 	unreachable map[int]error
+	// from, when set, is where the rebuild reads its sources: the same
+	// version under the distribution it is moving off (copyShards), whose
+	// every holder still has its copy. Targets go to v's distribution.
+	from *version
+}
+
+// rebuildWith is ec's rebuild for h: one that reads the targets' own
+// shards too when they come from other copies (from).
+func (h *heal) rebuildWith(ec *erasure.Coder) func(context.Context, int64, []int, erasure.OpenFunc, map[int]io.Writer) (erasure.DecodeStats, error) {
+	if h.from != nil {
+		return ec.RebuildFrom
+	}
+	return ec.Rebuild
+}
+
+// source is the version whose holders the rebuild reads.
+func (h *heal) source() *version {
+	if h.from != nil {
+		return h.from
+	}
+	return h.v
 }
 
 func (h *heal) incomplete() error {
@@ -110,23 +131,23 @@ func (h *heal) incomplete() error {
 	return fmt.Errorf("%w: %w", ErrRepairIncomplete, errors.Join(errs...))
 }
 
-// survey reads the record of every shard of o from its peer, waiting for
-// all of them (the read path stops at a quorum).
+// survey reads the records of every shard of o from its peer, waiting for
+// all of them (the read path stops at a quorum). A peer keeping o under a
+// newer record holds o's shard: a source, not a target.
 func (l *Layer) survey(ctx context.Context, o *meta.Object) (*heal, error) {
-	rs := fanout(ctx, l, o.Distribution, l.cfg.PeerTimeout, func(ctx context.Context, _ int, c ShardClient) (*meta.Object, error) {
-		return c.ReadMeta(ctx, o.Bucket, o.Key)
+	rs := fanout(ctx, l, o.Distribution, l.cfg.PeerTimeout, func(ctx context.Context, _ int, c ShardClient) ([]*meta.Object, error) {
+		return c.ReadVersions(ctx, o.Bucket, o.Key)
 	})
 	h := &heal{v: &version{obj: o, holders: map[int]*meta.Object{}, absent: map[int]bool{}, failed: map[int]bool{}},
 		unreachable: map[int]error{}}
 	for i, r := range rs {
-		err := r.err
-		if err == nil {
-			err = checkRecord(r.val, r.peer, o.Bucket, o.Key)
-		}
+		a := answerOf(r.peer, o.Bucket, o.Key, r.val, r.err)
+		held := a.copyOf(o.Stamp, i)
+		err := a.err
 		switch {
-		case err == nil && r.val.Stamp == o.Stamp && r.val.ShardIndex == i:
-			h.v.holders[i] = r.val
-		case err == nil && o.Stamp.Less(r.val.Stamp):
+		case held != nil:
+			h.v.holders[i] = held
+		case err == nil && o.Stamp.Less(a.obj.Stamp):
 			// Being overwritten: that write owns this shard now.
 		case err == nil, errors.Is(err, meta.ErrNotFound), errors.Is(err, meta.ErrCorrupt):
 			h.targets = append(h.targets, i)
@@ -213,8 +234,8 @@ func (l *Layer) verifyPart(ctx context.Context, ec *erasure.Coder, o *meta.Objec
 // others still proceed.
 func (l *Layer) rebuild(ctx context.Context, h *heal) ([]int, error) {
 	o := h.v.obj
-	if len(h.v.holders) < o.Code.K && !o.Deleted {
-		return nil, fmt.Errorf("%d good copies, need %d: %w", len(h.v.holders), o.Code.K, ErrQuorum)
+	if src := h.source(); len(src.holders) < o.Code.K && !o.Deleted {
+		return nil, fmt.Errorf("%d good copies, need %d: %w", len(src.holders), o.Code.K, ErrQuorum)
 	}
 	staged := map[int][]string{}
 	inline := map[int][]byte{}
@@ -267,8 +288,9 @@ func (l *Layer) rebuild(ctx context.Context, h *heal) ([]int, error) {
 // sourceOrder is the held shards, in index order, as rebuild sources.
 func (h *heal) sourceOrder() []int {
 	var out []int
-	for i := range h.v.obj.Distribution {
-		if h.v.holders[i] != nil {
+	src := h.source()
+	for i := range src.obj.Distribution {
+		if src.holders[i] != nil {
 			out = append(out, i)
 		}
 	}
@@ -284,7 +306,7 @@ func (l *Layer) rebuildInline(ctx context.Context, ec *erasure.Coder, h *heal) (
 		bufs[t] = new(bytes.Buffer)
 		targets[t] = bufs[t]
 	}
-	if _, err := ec.Rebuild(ctx, h.v.obj.Size, h.sourceOrder(), l.opener(h.v, 1), targets); err != nil {
+	if _, err := h.rebuildWith(ec)(ctx, h.v.obj.Size, h.sourceOrder(), l.opener(h.source(), 1), targets); err != nil {
 		return nil, fmt.Errorf("rebuild inline: %w", err)
 	}
 	out := map[int][]byte{}
@@ -327,7 +349,7 @@ func (l *Layer) rebuildPart(ctx context.Context, ec *erasure.Coder, h *heal, p m
 			mu.Unlock()
 		}()
 	}
-	_, err := ec.Rebuild(ctx, p.Size, h.sourceOrder(), l.opener(h.v, p.Number), targets)
+	_, err := h.rebuildWith(ec)(ctx, p.Size, h.sourceOrder(), l.opener(h.source(), p.Number), targets)
 	for _, pw := range pipes {
 		if err != nil {
 			pw.CloseWithError(err)

@@ -37,13 +37,24 @@ type ShardClient interface {
 	// ReadMeta returns the peer's record for the key, tombstones included,
 	// with Inline filled for inlined objects.
 	ReadMeta(ctx context.Context, bucket, key string) (*meta.Object, error)
+	// ReadVersions returns what ReadMeta does, then the versions the peer
+	// keeps for the key, newest first: a commit keeps the version it
+	// replaces, record and data, until the new one is settled (Settle),
+	// so that a write cut short between its peers' commits leaves the old
+	// version whole. It fails as ReadMeta does.
+	ReadVersions(ctx context.Context, bucket, key string) ([]*meta.Object, error)
+	// Settle tells the peer that version st of the key is on a write
+	// quorum of its peers: the versions older than st it keeps may go.
+	// A peer that does not hold st yet ignores it.
+	Settle(ctx context.Context, bucket, key string, st meta.Stamp) error
 	// ReadShard streams length bytes from offset of the shard file of part
 	// number part of version stamp. Bytes are returned as stored (per-block
 	// checksums included); the caller verifies them.
 	ReadShard(ctx context.Context, bucket, key string, stamp meta.Stamp, part int, offset, length int64) (io.ReadCloser, error)
 	// List returns up to limit entries with key > after and the given
-	// prefix, sorted by key, tombstones included.
-	List(ctx context.Context, bucket, prefix, after string, limit int) ([]meta.Entry, error)
+	// prefix, sorted by key, tombstones included; with a delimiter, folded
+	// as meta.FoldEntries does (a peer may also ignore the delimiter).
+	List(ctx context.Context, bucket, prefix, after string, limit int, delimiter string) ([]meta.Entry, error)
 
 	// Multipart uploads. Parts are staged with StageShard first.
 	PutUpload(ctx context.Context, u *meta.Upload) error
@@ -64,12 +75,4 @@ type Cluster interface {
 	Peers() []meta.PeerID
 	// Client returns the shard client of a peer.
 	Client(id meta.PeerID) (ShardClient, error)
-}
-
-// Scheduler orders the candidate shards of a read. object calls Order
-// with the n shard holders and gets back the shard indexes to fetch first
-// (the first k are tried first; the rest are fallbacks in order). sched
-// implements it; nil means shard order.
-type Scheduler interface {
-	Order(peers []meta.PeerID, k int, shardBytes int64) []int
 }

@@ -14,6 +14,7 @@ import (
 
 	"tessera/erasure"
 	"tessera/meta"
+	"tessera/sched"
 )
 
 // Storage class names every layer knows.
@@ -36,8 +37,6 @@ const (
 // Config configures a Layer. Zero fields take the defaults above.
 type Config struct {
 	Cluster Cluster
-	// Scheduler orders shard reads; nil means shard order.
-	Scheduler Scheduler
 	// DefaultCode is the STANDARD storage class's code (4+2 when zero).
 	DefaultCode meta.Code
 	// Classes maps storage class names to codes. STANDARD is always
@@ -80,14 +79,27 @@ type Config struct {
 	// Repair, when set, is called for every object found degraded. It must
 	// not block.
 	Repair func(RepairItem)
-	// Pool, when set, runs every erasure-coded shard read through a
-	// bounded fetch pool under its scheduling policy (Scheduler then only
-	// orders fallbacks).
+	// Pool runs every shard fetch of every GET (inlined objects' included)
+	// under its scheduling policy, in a bounded pool. Nil gives the layer
+	// a pool of its own under the default policy.
 	Pool *FetchPool
+	// FetchWindow is the largest shard range one pooled fetch downloads
+	// (MaxPooledShard); larger reads go through the pool window by window.
+	FetchWindow int64
+	// WindowMemory bounds the bytes of chunk buffers all GETs hold at
+	// once (DefaultWindowMemory): a GET's window waits for room, and a
+	// read-ahead window is only fetched when there is room to spare.
+	WindowMemory int64
 	// Observe, when set, is told of every shard stream: called with the
 	// peer and planned bytes as it opens, it returns the function to call
 	// once at its end (sched.Tracker.Begin has this shape).
 	Observe func(peer meta.PeerID, bytes int64) func(err error, n int64, dur time.Duration)
+	// CutCommits, when positive, is for fault tests only: a write's
+	// commits reach the peers of its first CutCommits shards and no
+	// others, and Crash is called as soon as those landed, as when a
+	// gateway dies between the commits of one write.
+	CutCommits int
+	Crash      func()
 }
 
 // Layer is the object layer: it turns S3 operations into erasure-coded
@@ -110,6 +122,14 @@ type Layer struct {
 	completing keyLocks
 
 	listBatch int // entries per peer List call; 0 sizes it to the page
+
+	// metaPhaseNs is the moving average of how long a read's first
+	// metadata phase took to settle it (metaHedge).
+	metaPhaseNs atomic.Int64
+
+	winMem *windowMemory // bounds all GETs' chunk buffers
+
+	settling chan struct{} // a token per settle in flight (settle.go)
 }
 
 type coderKey struct{ k, m, block int }
@@ -159,11 +179,28 @@ func New(cfg Config) (*Layer, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.FetchWindow <= 0 {
+		cfg.FetchWindow = MaxPooledShard
+	}
+	if cfg.WindowMemory <= 0 {
+		cfg.WindowMemory = DefaultWindowMemory
+	}
+	if cfg.CutCommits > 0 && cfg.Crash == nil {
+		return nil, errors.New("object: Config.CutCommits needs Config.Crash")
+	}
+	if cfg.Pool == nil {
+		if cfg.Pool, err = NewFetchPool(sched.DefaultPolicy, sched.Config{}); err != nil {
+			return nil, fmt.Errorf("object: %w", err)
+		}
+	}
 	l := &Layer{
 		cfg:     cfg,
 		log:     cfg.Logger.With().Str("component", "object").Logger(),
 		classes: classes,
 		clock:   newHLC(cfg.Now),
+		winMem:  newWindowMemory(cfg.WindowMemory),
+
+		settling: make(chan struct{}, maxSettling),
 	}
 	l.buckets.ttl = cfg.BucketCacheTTL
 	l.health = newHealth(cfg.StallAfter, cfg.PeerTimeout, cfg.StallHold, time.Now)

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"tessera/checksum"
 	"tessera/meta"
@@ -80,6 +79,16 @@ func partsInETag(etag string) int {
 }
 
 // merger k-way merges the peers' listings of one bucket.
+//
+// With a delimiter the peers fold (meta.FoldEntries): under each common
+// prefix a peer sends its keys up to its first live one, marked Folded,
+// and skips the rest. Everything a peer holds up to its fold point is in
+// the merge, so up to the first fold point any peer reached, each key's
+// newest record is known exactly: a key live there shows the prefix. If
+// that first folded key turns out deleted (a newer tombstone on another
+// peer), what the peers skipped after it is unknown, and the prefix is
+// settled by an exact listing of it alone (resolve). That takes a delete
+// that missed a peer; otherwise a prefix costs each peer one seek.
 type merger struct {
 	l         *Layer
 	bucket    string
@@ -93,8 +102,22 @@ type merger struct {
 	// skip is the last common prefix reached: every key under it is
 	// folded into it and dropped.
 	skip string
+	// unsure is a common prefix whose first folded key was deleted, to be
+	// settled by resolve once the merge has passed it; unsureAfter is
+	// that key.
+	unsure, unsureAfter string
+	// pending is an item popped while passing unsure, returned next.
+	pending *popped
 	// deleted also yields keys whose newest record is a tombstone.
 	deleted bool
+	lines   []meta.Entry // pop's scratch: one key's line from each peer
+}
+
+// popped is one merged key: its newest entry, and whether a peer's copy
+// was its fold point while the newest record is a tombstone.
+type popped struct {
+	e          meta.Entry
+	foldedDead bool
 }
 
 // cursor is one peer's position in its listing.
@@ -126,14 +149,40 @@ func (l *Layer) newMerger(bucket string, opts ListOptions, batch int) *merger {
 // only tombstones never show.
 func (m *merger) next(ctx context.Context) (e meta.Entry, prefix string, ok bool, err error) {
 	for {
-		e, ok, err := m.pop(ctx)
-		if err != nil || !ok {
+		p, ok, err := m.pop(ctx)
+		if err != nil {
 			return meta.Entry{}, "", false, err
 		}
-		if (e.Deleted && !m.deleted) || e.Key <= m.after || (m.skip != "" && strings.HasPrefix(e.Key, m.skip)) {
+		if m.unsure != "" && (!ok || !strings.HasPrefix(p.e.Key, m.unsure)) {
+			cp, live, err := m.resolve(ctx)
+			if err != nil {
+				return meta.Entry{}, "", false, err
+			}
+			if live {
+				if ok {
+					m.pending = &p
+				}
+				return meta.Entry{}, cp, true, nil
+			}
+			// No key under cp is live: what a peer that does not fold
+			// still sends under it is stale.
+			m.skip = cp
+		}
+		if !ok {
+			return meta.Entry{}, "", false, nil
+		}
+		e := p.e
+		if m.unsure != "" || e.Key <= m.after || (m.skip != "" && strings.HasPrefix(e.Key, m.skip)) {
 			continue
 		}
-		if cp := m.commonPrefix(e.Key); cp != "" {
+		cp := m.commonPrefix(e.Key)
+		if e.Deleted && !m.deleted {
+			if p.foldedDead && cp > m.after {
+				m.unsure, m.unsureAfter = cp, e.Key
+			}
+			continue
+		}
+		if cp != "" {
 			m.skip = cp
 			if cp <= m.after {
 				continue // returned on an earlier page
@@ -146,22 +195,34 @@ func (m *merger) next(ctx context.Context) (e meta.Entry, prefix string, ok bool
 	}
 }
 
+// resolve settles m.unsure by listing its keys after m.unsureAfter
+// exactly, without folding, until one is live. It reports the prefix and
+// whether it is to be emitted, which then makes it the one skipped.
+func (m *merger) resolve(ctx context.Context) (string, bool, error) {
+	cp, after := m.unsure, m.unsureAfter
+	m.unsure, m.unsureAfter = "", ""
+	sub := m.l.newMerger(m.bucket, ListOptions{Prefix: cp, After: after}, 64)
+	_, _, live, err := sub.next(ctx)
+	if err != nil || !live {
+		return cp, false, err
+	}
+	m.skip, m.after = cp, cp
+	return cp, true, nil
+}
+
 func (m *merger) commonPrefix(key string) string {
-	if m.delimiter == "" {
-		return ""
-	}
-	i := strings.Index(key[len(m.prefix):], m.delimiter)
-	if i < 0 {
-		return ""
-	}
-	return key[:len(m.prefix)+i+len(m.delimiter)]
+	return meta.CommonPrefix(key, m.prefix, m.delimiter)
 }
 
 // pop removes the smallest key from every peer's head and returns its
 // newest entry.
-func (m *merger) pop(ctx context.Context) (meta.Entry, bool, error) {
+func (m *merger) pop(ctx context.Context) (popped, bool, error) {
+	if p := m.pending; p != nil {
+		m.pending = nil
+		return *p, true, nil
+	}
 	if err := m.refill(ctx); err != nil {
-		return meta.Entry{}, false, err
+		return popped{}, false, err
 	}
 	var best *meta.Entry
 	for _, c := range m.cursors {
@@ -170,18 +231,35 @@ func (m *merger) pop(ctx context.Context) (meta.Entry, bool, error) {
 		}
 	}
 	if best == nil {
-		return meta.Entry{}, false, nil
+		return popped{}, false, nil
 	}
-	out := *best
+	key, folded := best.Key, false
+	es := m.lines[:0]
 	for _, c := range m.cursors {
-		if len(c.buf) > 0 && c.buf[0].Key == out.Key {
-			if out.Stamp.Less(c.buf[0].Stamp) {
-				out = c.buf[0]
-			}
+		if len(c.buf) > 0 && c.buf[0].Key == key {
+			es = append(es, c.buf[0])
+			folded = folded || c.buf[0].Folded
 			c.buf = c.buf[1:]
 		}
 	}
-	return out, true, nil
+	m.lines = es
+	out := newestEntry(es)
+	if !m.deleted {
+		// What a read would find; the scanner's walk takes the newest
+		// record as it is, since it completes writes and deletes.
+		out = m.l.listedVersion(es, len(m.failures))
+	}
+	return popped{e: out, foldedDead: folded && out.Deleted}, true, nil
+}
+
+func newestEntry(es []meta.Entry) meta.Entry {
+	out := es[0]
+	for _, e := range es[1:] {
+		if out.Stamp.Less(e.Stamp) {
+			out = e
+		}
+	}
+	return out
 }
 
 // listKeys returns up to limit keys of bucket after after, in key order,
@@ -224,14 +302,12 @@ func (m *merger) refill(ctx context.Context) error {
 	for i, c := range dry {
 		peers[i] = c.peer
 		if m.skip != "" {
-			// Jump past the folded prefix. U+10FFFF sorts after every
-			// character a key can continue with, and unlike a raw 0xFF
-			// byte survives any text encoding on the way to the peer.
-			c.after = max(c.after, m.skip+string(utf8.MaxRune))
+			// Jump past the folded prefix.
+			c.after = max(c.after, meta.PastPrefix(m.skip))
 		}
 	}
 	rs := fanout(ctx, m.l, peers, m.l.cfg.PeerTimeout, func(ctx context.Context, i int, sc ShardClient) ([]meta.Entry, error) {
-		return sc.List(ctx, m.bucket, m.prefix, dry[i].after, m.batch)
+		return sc.List(ctx, m.bucket, m.prefix, dry[i].after, m.batch, m.fold())
 	})
 	bucketGone := m.absorb(dry, rs)
 	if len(m.failures) > m.tolerate {
@@ -242,6 +318,15 @@ func (m *merger) refill(ctx context.Context) error {
 		return ErrBucketNotFound
 	}
 	return nil
+}
+
+// fold is the delimiter the peers fold by: none for the repair scanner's
+// walk, which needs every key.
+func (m *merger) fold() string {
+	if m.deleted {
+		return ""
+	}
+	return m.delimiter
 }
 
 // absorb takes in one round of peer batches and returns how many peers
@@ -261,7 +346,11 @@ func (m *merger) absorb(dry []*cursor, rs []reply[[]meta.Entry]) int {
 			c.buf = m.clean(r.val, c.after)
 			c.done = len(r.val) < m.batch || len(c.buf) == 0
 			if len(c.buf) > 0 {
-				c.after = c.buf[len(c.buf)-1].Key
+				last := c.buf[len(c.buf)-1]
+				c.after = last.Key
+				if cp := m.commonPrefix(last.Key); last.Folded && cp != "" {
+					c.after = meta.PastPrefix(cp) // the peer seeks there next
+				}
 			}
 		}
 	}

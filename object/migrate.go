@@ -121,10 +121,13 @@ func (l *Layer) MigrateObject(ctx context.Context, bucket, key string) (MigrateR
 }
 
 // copyShards writes the moved shards of next onto their new peers, rebuilt
-// from the shards that stay (the repair path, aimed at the new peers).
+// (the repair path, aimed at the new peers) from every holder of the old
+// distribution, leaving peers included: until the last step they keep
+// their copies, and a change that moves more than m shards of an object
+// leaves too few staying peers to rebuild from.
 func (l *Layer) copyShards(ctx context.Context, h *heal, next *meta.Object, moved []int, res *MigrateResult) error {
 	nh := &heal{v: &version{obj: next, holders: map[int]*meta.Object{}, absent: map[int]bool{}, failed: map[int]bool{}},
-		unreachable: map[int]error{}}
+		unreachable: map[int]error{}, from: h.v}
 	for i, rec := range h.v.holders {
 		if !slices.Contains(moved, i) {
 			nh.v.holders[i] = rec

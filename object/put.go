@@ -218,17 +218,28 @@ func (l *Layer) commitVersion(ctx context.Context, op string, o *meta.Object, re
 	if !asksAll(ctx) {
 		ready = l.leaveOut(o.Distribution, ready, o.Code.WriteQuorum())
 	}
+	cut := &commitCut{l: l}
 	for attempt := 1; ; attempt++ {
 		rs := fanoutQuorum(ctx, l, o.Distribution, l.cfg.PeerTimeout, o.Code.WriteQuorum(), func(ctx context.Context, i int, c ShardClient) (struct{}, error) {
 			if ready[i] != nil {
 				return struct{}{}, ready[i]
 			}
+			if cut.holds(i) {
+				<-ctx.Done()
+				return struct{}{}, ctx.Err()
+			}
 			rec := *o
 			rec.ShardIndex = i
-			return struct{}{}, send(ctx, c, &rec)
+			err := send(ctx, c, &rec)
+			cut.done(err)
+			return struct{}{}, err
 		})
 		err := l.settleWrite(op, o.Bucket, o.Key, o.Stamp, rs, o.Code.WriteQuorum())
-		if err == nil || !l.observeStale(rs) || attempt == maxCommitAttempts || ctx.Err() != nil {
+		if err == nil {
+			l.settleAcked(o, rs)
+			return nil
+		}
+		if !l.observeStale(rs) || attempt == maxCommitAttempts || ctx.Err() != nil {
 			return err
 		}
 		lost := o.Stamp

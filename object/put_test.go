@@ -53,9 +53,14 @@ func TestPutGetSizes(t *testing.T) {
 }
 
 func totalStages(fc *fakeCluster) int64 {
+	return sumPeers(fc, func(p *fakePeer) int64 { return p.stages.Load() })
+}
+
+// sumPeers adds up one counter of every fake peer.
+func sumPeers(fc *fakeCluster, count func(*fakePeer) int64) int64 {
 	var n int64
 	for _, p := range fc.peers {
-		n += p.stages.Load()
+		n += count(p)
 	}
 	return n
 }
@@ -201,11 +206,7 @@ func TestPutBodyHandling(t *testing.T) {
 func md5sum(b []byte) []byte { s := md5.Sum(b); return s[:] }
 
 func totalCommits(fc *fakeCluster) int64 {
-	var n int64
-	for _, p := range fc.peers {
-		n += p.commits.Load()
-	}
-	return n
+	return sumPeers(fc, func(p *fakePeer) int64 { return p.commits.Load() })
 }
 
 func TestPutMissingBucketFailsBeforeStreaming(t *testing.T) {

@@ -25,11 +25,27 @@ type version struct {
 	replacing bool
 }
 
-// metaAnswer is one peer's answer to ReadMeta.
+// metaAnswer is one peer's answer to ReadVersions: its current record
+// and the older versions it keeps.
 type metaAnswer struct {
 	peer meta.PeerID
 	obj  *meta.Object
+	kept []*meta.Object
 	err  error
+}
+
+// copyOf returns the peer's copy of version st of shard i, current or
+// kept, nil when it holds none.
+func (a metaAnswer) copyOf(st meta.Stamp, i int) *meta.Object {
+	if a.obj != nil && a.obj.Stamp == st && a.obj.ShardIndex == i {
+		return a.obj
+	}
+	for _, k := range a.kept {
+		if k.Stamp == st && k.ShardIndex == i {
+			return k
+		}
+	}
+	return nil
 }
 
 // answered reports whether the peer gave a usable answer: a record, or
@@ -48,11 +64,12 @@ var errPending = errors.New("pending")
 var errInFlux = errors.New("versions of the key in flux")
 
 // resolve finds the current version of bucket/key: the newest stamp that
-// at least k peers hold, provided enough of its peers answered that no
-// newer write of its code could be missed. A newer stamp with too few
-// copies is a write that never reached its quorum (a crashed PUT) and is
-// passed over unless the missing peers could still hold enough of it, in
-// which case the answer is ErrQuorum rather than a possibly stale version.
+// at least k peers hold, provided enough of its peers, and of every
+// layout's placement of its code, answered that no newer write of its code
+// could be missed. A newer stamp with too few copies is a write that never
+// reached its quorum (a crashed PUT) and is passed over unless the missing
+// peers could still hold enough of it, in which case the answer is
+// ErrQuorum rather than a possibly stale version.
 // Not-found needs answers covering the write quorums of every code in use,
 // and is never the answer while a version may be acknowledged: a key
 // whose records show versions in flux (an overwrite or delete landing as
@@ -113,9 +130,10 @@ func (l *Layer) readSettled(ctx context.Context, q querySet, bucket, key string)
 	}
 }
 
-// readMeta asks every peer of q in parallel, those this layer avoids too
-// (their answers cost nothing when the others settle the read, and help
-// when they do not), and decides as soon as the answers so far settle it.
+// readMeta asks the peers of q in parallel, in two phases for a client
+// read (metaPhases): k peers of each placement first, every other peer,
+// those this layer avoids too, when those do not settle the read or are
+// slow to answer. It decides as soon as the answers so far settle it.
 // The calls still running are left to finish in the background for a
 // short grace (lateGrace) before they are cancelled: a cancelled call
 // closes its connection, and the next call to that peer would pay a new
@@ -129,35 +147,51 @@ func (l *Layer) readMeta(ctx context.Context, q querySet, bucket, key string) (v
 	stop := context.AfterFunc(ctx, cancel)
 	start := time.Now()
 	ch := make(chan metaAnswer, len(q.peers))
-	for _, id := range q.peers {
-		go func() {
-			o, err := call(cctx, l, id, l.cfg.PeerTimeout, func(ctx context.Context, c ShardClient) (*meta.Object, error) {
-				return c.ReadMeta(ctx, bucket, key)
-			})
-			if err == nil {
-				err = checkRecord(o, id, bucket, key)
-			}
-			ch <- metaAnswer{peer: id, obj: o, err: err}
-		}()
+	asked := 0
+	ask := func(peers []meta.PeerID) {
+		asked += len(peers)
+		for _, id := range peers {
+			go func() { ch <- l.readVersions(cctx, id, bucket, key) }()
+		}
+	}
+	first, rest := l.metaPhases(ctx, q)
+	ask(first)
+	hedge := time.NewTimer(l.metaHedge())
+	defer hedge.Stop()
+	askRest := func() {
+		ask(rest)
+		rest = nil
 	}
 	answers := map[meta.PeerID]metaAnswer{}
 	err = errPending
 	got := 0
-	for got < len(q.peers) && err == errPending {
-		a := <-ch
+	for got < asked && err == errPending {
+		var a metaAnswer
+		select {
+		case a = <-ch:
+		case <-hedge.C:
+			askRest()
+			continue
+		}
 		got++
 		if a.err == nil {
 			// Writes of this key through this gateway stamp above it.
 			l.observeStamp(a.obj.Stamp)
 		} else {
-			a.obj = nil
+			a.obj, a.kept = nil, nil
 		}
 		noBucket = noBucket || isBucketNotFound(a.err)
 		answers[a.peer] = a
 		v, err = decide(q, answers)
+		if err == errPending && got == asked && len(rest) > 0 {
+			askRest()
+		}
 	}
 	stop()
-	go l.drainLate(ch, len(q.peers)-got, l.lateGrace(start), cancel)
+	if err == nil {
+		l.noteMetaPhase(time.Since(start))
+	}
+	go l.drainLate(ch, asked-got, l.lateGrace(start), cancel)
 	switch err {
 	case errPending:
 		err = quorumOf("read meta", q, answers)
@@ -170,7 +204,38 @@ func (l *Layer) readMeta(ctx context.Context, q querySet, bucket, key string) (v
 	if !isQuiet(ctx) {
 		l.noteMissing(bucket, key, v, answers)
 	}
+	l.settleSeen(v, answers)
 	return v, noBucket, nil
+}
+
+// readVersions asks one peer for its records of the key. A kept record
+// that does not describe the key or this peer's shard is left out, as a
+// damaged copy would be; a bad current record fails the answer.
+func (l *Layer) readVersions(ctx context.Context, id meta.PeerID, bucket, key string) metaAnswer {
+	os, err := call(ctx, l, id, l.cfg.PeerTimeout, func(ctx context.Context, c ShardClient) ([]*meta.Object, error) {
+		return c.ReadVersions(ctx, bucket, key)
+	})
+	return answerOf(id, bucket, key, os, err)
+}
+
+// answerOf checks a peer's ReadVersions answer (see readVersions).
+func answerOf(id meta.PeerID, bucket, key string, os []*meta.Object, err error) metaAnswer {
+	if err == nil && len(os) == 0 {
+		err = fmt.Errorf("%w: no record in the answer", meta.ErrCorrupt)
+	}
+	if err != nil {
+		return metaAnswer{peer: id, err: err}
+	}
+	if err := checkRecord(os[0], id, bucket, key); err != nil {
+		return metaAnswer{peer: id, err: err}
+	}
+	a := metaAnswer{peer: id, obj: os[0]}
+	for _, o := range os[1:] {
+		if checkRecord(o, id, bucket, key) == nil && o.Stamp.Less(a.obj.Stamp) {
+			a.kept = append(a.kept, o)
+		}
+	}
+	return a
 }
 
 // lateGrace is how long the metadata calls still running when a read is
@@ -244,7 +309,7 @@ func decide(q querySet, answers map[meta.PeerID]metaAnswer) (*version, error) {
 		// Distinct shards: while an object moves, one shard may have a
 		// copy on its old peer and on its new one.
 		if distinctShards(group) >= code.K {
-			if !(querySet{codes: []codeSet{{code, o.Distribution}}}).covered(answered) {
+			if !q.ofCode(code, o.Distribution).covered(answered) {
 				return nil, stuck()
 			}
 			return versionOf(group, answers), nil
@@ -270,6 +335,24 @@ func decide(q querySet, answers map[meta.PeerID]metaAnswer) (*version, error) {
 	return nil, nil
 }
 
+// ofCode is the part of q that must answer before a version of code c
+// held on dist is read as the current one: dist, and every placement of
+// c in q. A newer write of c went to the placement of the layout current
+// when it was made, which may not be dist: an object not yet moved off an
+// older layout is overwritten or deleted on the current one. Were dist
+// alone enough, the older layout's peers answering first would settle
+// the read on the replaced version, and a delete would tombstone that one
+// and leave the newer version live.
+func (q querySet) ofCode(c meta.Code, dist []meta.PeerID) querySet {
+	out := querySet{codes: []codeSet{{c, dist}}}
+	for _, cs := range q.codes {
+		if cs.code == c {
+			out.codes = append(out.codes, cs)
+		}
+	}
+	return out
+}
+
 // heldOrReplaced reports whether the peers of o's distribution that hold
 // o's version or a newer record make a write quorum of o's code: o may
 // have been acknowledged, and the newer records replaced it since.
@@ -283,12 +366,17 @@ func heldOrReplaced(o *meta.Object, answers map[meta.PeerID]metaAnswer) bool {
 	return n >= o.Code.WriteQuorum()
 }
 
-// byStampDesc groups the records read by stamp, newest first.
+// byStampDesc groups the records read, kept ones included, by stamp,
+// newest first. A kept copy counts as a copy: its peer still holds the
+// version whole, record and shards, until a newer one is settled.
 func byStampDesc(answers map[meta.PeerID]metaAnswer) [][]*meta.Object {
 	groups := map[meta.Stamp][]*meta.Object{}
 	for _, a := range answers {
 		if a.obj != nil {
 			groups[a.obj.Stamp] = append(groups[a.obj.Stamp], a.obj)
+		}
+		for _, k := range a.kept {
+			groups[k.Stamp] = append(groups[k.Stamp], k)
 		}
 	}
 	out := make([][]*meta.Object, 0, len(groups))

@@ -119,6 +119,19 @@ func (c *Client) call(ctx context.Context, method, path string, q url.Values, bo
 // getRecord fetches a record and decodes it into v, returning its inline
 // blob. A record damaged in transit fails with meta.ErrCorrupt.
 func (c *Client) getRecord(ctx context.Context, path string, q url.Values, v any) ([]byte, error) {
+	b, err := c.getRaw(ctx, path, q)
+	if err != nil {
+		return nil, err
+	}
+	inline, err := meta.Unmarshal(b, v)
+	if err != nil {
+		return nil, fmt.Errorf("peer %s: GET %s: %w", c.id, path, err)
+	}
+	return inline, nil
+}
+
+// getRaw fetches an encoded record.
+func (c *Client) getRaw(ctx context.Context, path string, q url.Values) ([]byte, error) {
 	resp, err := c.do(ctx, http.MethodGet, path, q, nil)
 	if err != nil {
 		return nil, err
@@ -128,11 +141,7 @@ func (c *Client) getRecord(ctx context.Context, path string, q url.Values, v any
 	if err != nil {
 		return nil, fmt.Errorf("peer %s: GET %s: %w", c.id, path, err)
 	}
-	inline, err := meta.Unmarshal(b, v)
-	if err != nil {
-		return nil, fmt.Errorf("peer %s: GET %s: %w", c.id, path, err)
-	}
-	return inline, nil
+	return b, nil
 }
 
 // getJSON fetches a JSON answer into v.

@@ -78,13 +78,15 @@ func (c *Client) Commit(ctx context.Context, o *meta.Object, staged []string) er
 
 // ReadMeta returns the peer's record for the key, Inline filled.
 func (c *Client) ReadMeta(ctx context.Context, bucket, key string) (*meta.Object, error) {
-	var o meta.Object
-	inline, err := c.getRecord(ctx, pathMeta, keyQuery(bucket, key), &o)
+	b, err := c.getRaw(ctx, pathMeta, keyQuery(bucket, key))
 	if err != nil {
 		return nil, err
 	}
-	o.Inline = inline
-	return &o, nil
+	o, err := meta.UnmarshalObject(b)
+	if err != nil {
+		return nil, fmt.Errorf("peer %s: read meta: %w", c.id, err)
+	}
+	return o, nil
 }
 
 // ReadShard streams length bytes (to the end when length < 0) from offset
@@ -111,12 +113,18 @@ func (c *Client) ReadShard(ctx context.Context, bucket, key string, stamp meta.S
 	return resp.Body, nil
 }
 
-// List returns up to limit entries after `after` with the prefix, sorted.
-func (c *Client) List(ctx context.Context, bucket, prefix, after string, limit int) ([]meta.Entry, error) {
+// List returns up to limit entries after `after` with the prefix, sorted,
+// folded by delimiter when one is given (storage.Store.List). A peer of an
+// earlier release ignores the delimiter and lists every key: a merge that
+// folds takes both.
+func (c *Client) List(ctx context.Context, bucket, prefix, after string, limit int, delimiter string) ([]meta.Entry, error) {
 	q := bucketQuery(bucket)
 	q.Set("prefix", prefix)
 	q.Set("after", after)
 	q.Set("limit", strconv.Itoa(limit))
+	if delimiter != "" {
+		q.Set("delimiter", delimiter)
+	}
 	var ents []meta.Entry
 	err := c.getJSON(ctx, http.MethodGet, pathList, q, nil, &ents)
 	return ents, err

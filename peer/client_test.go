@@ -64,14 +64,14 @@ func TestClientEndToEnd(t *testing.T) {
 	if err := c.Commit(ctx, tomb, nil); err != nil {
 		t.Fatal(err)
 	}
-	ents, err := c.List(ctx, "photos", "", "", 0)
+	ents, err := c.List(ctx, "photos", "", "", 0, "")
 	if err != nil || len(ents) != 3 || ents[0].Key != key || ents[1].Key != "small" || !ents[2].Deleted {
 		t.Fatalf("list: %v %+v", err, ents)
 	}
-	if ents, err := c.List(ctx, "photos", "a/", key, 10); err != nil || len(ents) != 0 {
+	if ents, err := c.List(ctx, "photos", "a/", key, 10, ""); err != nil || len(ents) != 0 {
 		t.Fatalf("list after: %v %+v", err, ents)
 	}
-	if ents, err := c.List(ctx, "photos", "", "", 1); err != nil || len(ents) != 1 || ents[0].Key != key {
+	if ents, err := c.List(ctx, "photos", "", "", 1, ""); err != nil || len(ents) != 1 || ents[0].Key != key {
 		t.Fatalf("list limit: %v %+v", err, ents)
 	}
 
@@ -143,7 +143,7 @@ func TestErrorMapping(t *testing.T) {
 	}{
 		{"object not found", func() error { _, err := c.ReadMeta(ctx, "bkt", "nope"); return err }, meta.ErrNotFound, 404},
 		{"bucket not found", func() error { _, err := c.StatBucket(ctx, "nope"); return err }, meta.ErrBucketNotFound, 404},
-		{"list missing bucket", func() error { _, err := c.List(ctx, "nope", "", "", 0); return err }, meta.ErrBucketNotFound, 404},
+		{"list missing bucket", func() error { _, err := c.List(ctx, "nope", "", "", 0, ""); return err }, meta.ErrBucketNotFound, 404},
 		{"bucket exists", func() error { return c.MakeBucket(ctx, meta.Bucket{Name: "bkt"}) }, meta.ErrBucketExists, 409},
 		{"bucket not empty", func() error { return c.DeleteBucket(ctx, "bkt") }, meta.ErrBucketNotEmpty, 409},
 		{"stale", func() error { return c.Commit(ctx, &staleO, nil) }, meta.ErrStale, 409},
@@ -185,14 +185,10 @@ func TestCorruptRecordOnPeer(t *testing.T) {
 	p := newPeer(t, nil)
 	mkBucket(t, p.client, "bkt")
 	putObject(t, p.client, "bkt", "k", stamp(1, "w"), []byte("x"))
-	// Damage the record through the store's own layout.
-	var path string
-	walkFiles(t, p.store.Dir(), func(f string) {
-		if strings.HasSuffix(f, "/meta") && strings.Contains(f, "/obj/") {
-			path = f
-		}
-	})
-	flipByte(t, path)
+	// Damage the record in the store's index.
+	if err := p.store.DamageRecord("bkt", "k", func(n int) int { return n / 2 }); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := p.client.ReadMeta(ctx, "bkt", "k"); !errors.Is(err, meta.ErrCorrupt) {
 		t.Fatalf("corrupt record: %v", err)
 	}

@@ -25,8 +25,10 @@
 //	POST   /v1/stage                body: shard stream  JSON {"id"}
 //	POST   /v1/commit [bucket key]  body: record {object, staged} + inline
 //	GET    /v1/meta [bucket key]    answer: object record with inline
+//	GET    /v1/versions [bucket key] answer: meta.MarshalVersions of the record and the versions kept
+//	POST   /v1/settle [bucket key nanos writer]        drop kept versions older than that one
 //	GET    /v1/shard [bucket key nanos writer part offset length]  shard stream
-//	GET    /v1/list [bucket prefix after limit]         JSON []meta.Entry
+//	GET    /v1/list [bucket prefix after limit delimiter] JSON []meta.Entry (folded by delimiter)
 //	PUT    /v1/upload [bucket key upload]  body: record PutUpload
 //	GET    /v1/upload [bucket key upload]  answer: record with parts
 //	DELETE /v1/upload [bucket key upload]               AbortUpload

@@ -41,9 +41,13 @@ func fuzzSeeds(f *testing.F) {
 			Stamp: stamp(2, "../../w"), Parts: []meta.Part{{Number: 1}}}, Staged: []string{"../../../etc/passwd"}}, nil)},
 		{2, pathCommit, "bucket=bkt&key=k", rec(&commitRequest{}, nil)},
 		{0, pathMeta, "bucket=bkt&key=k", nil},
+		{0, pathVersions, "bucket=bkt&key=k", nil},
+		{2, pathSettle, "bucket=bkt&key=k&nanos=1&writer=w", nil},
+		{2, pathSettle, "bucket=bkt&key=..%2F&nanos=-1&writer=%FF", nil},
 		{0, pathShard, "bucket=bkt&key=k&nanos=1&writer=..%2F..&part=1&offset=0&length=-1", nil},
 		{0, pathShard, "bucket=bkt&key=k&nanos=x&part=99999999999999999999", nil},
 		{0, pathList, "bucket=bkt&prefix=%FF&after=&limit=-3", nil},
+		{0, pathList, "bucket=bkt&prefix=a&after=a%2F&limit=5&delimiter=%2F", nil},
 		{1, pathUpload, "bucket=bkt&key=k&upload=u1", rec(&meta.Upload{Bucket: "bkt", Key: "k", UploadID: "u1"}, nil)},
 		{1, pathUpload, "bucket=bkt&key=k&upload=..", rec(&meta.Upload{Bucket: "bkt", Key: "k", UploadID: ".."}, nil)},
 		{0, pathUpload, "bucket=bkt&key=k&upload=u1", nil},
@@ -115,7 +119,7 @@ func checkConfined(t *testing.T, root, dir string) {
 		t.Fatalf("entries beside the data dir: %q", got)
 	}
 	for _, n := range names(dir) {
-		if n != ".tmp" && n != "buckets" {
+		if n != ".tmp" && n != "buckets" && n != "index" {
 			t.Fatalf("stray entry in data dir: %q", n)
 		}
 	}

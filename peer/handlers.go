@@ -178,7 +178,7 @@ func (s *server) list(w http.ResponseWriter, r *http.Request, q *query) error {
 		return q.err
 	}
 	limit = max(0, min(limit, storage.MaxListLimit)) // 0: the store's default
-	ents, err := s.store.List(r.Context(), bucket, q.str("prefix"), q.str("after"), int(limit))
+	ents, err := s.store.List(r.Context(), bucket, q.str("prefix"), q.str("after"), int(limit), q.str("delimiter"))
 	if err != nil {
 		return err
 	}

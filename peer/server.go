@@ -74,6 +74,8 @@ func NewServer(cfg ServerConfig) http.Handler {
 		{"POST " + pathRelabel, s.relabel},
 		{"DELETE " + pathVersion, s.dropVersion},
 		{"GET " + pathMeta, s.readMeta},
+		{"GET " + pathVersions, s.readVersions},
+		{"POST " + pathSettle, s.settle},
 		{"GET " + pathShard, s.readShard},
 		{"GET " + pathList, s.list},
 		{"GET " + pathUploads, s.listUploads},

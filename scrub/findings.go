@@ -78,7 +78,7 @@ func (s *Scrubber) due(ctx context.Context) []Finding {
 	now := s.cfg.now()
 	for _, f := range list {
 		fi, err := s.store.StatRecord(ctx, f.Bucket, f.Key)
-		changed := err == nil && !os.SameFile(fi, f.fi) || errors.Is(err, meta.ErrNotFound)
+		changed := err == nil && !sameRecord(fi, f.fi) || errors.Is(err, meta.ErrNotFound)
 		if changed || now.Sub(f.checked) >= recheckAfter {
 			out = append(out, f.Finding)
 		}
@@ -109,4 +109,20 @@ func (s *Scrubber) window(limit int) []Finding {
 	}
 	s.rotate = at + limit
 	return out
+}
+
+// sameRecord reports whether two StatRecord answers describe one write of
+// the record: the same file, or, for a store whose records live in an
+// index, the same generation (Sys() of its answers).
+func sameRecord(a, b fs.FileInfo) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	type generation interface{ Generation() uint64 }
+	ga, ok := a.Sys().(generation)
+	gb, ok2 := b.Sys().(generation)
+	if ok && ok2 {
+		return ga.Generation() == gb.Generation() && ga.Generation() != 0
+	}
+	return os.SameFile(a, b)
 }

@@ -89,7 +89,7 @@ func (s *Scrubber) pass(ctx context.Context, tick <-chan time.Time) error {
 // deleted meanwhile has no more keys.
 func (s *Scrubber) walk(ctx context.Context, bucket, after string, fn func(meta.Entry) error) error {
 	for {
-		ents, err := s.store.List(ctx, bucket, "", after, listPage)
+		ents, err := s.store.ListRecords(ctx, bucket, after, listPage)
 		if errors.Is(err, meta.ErrBucketNotFound) {
 			return nil
 		}

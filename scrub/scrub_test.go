@@ -115,6 +115,14 @@ func rewrite(t *testing.T, path string, f func([]byte) []byte) {
 	}
 }
 
+// damageRecord flips a bit of the record of "k" in the store's index.
+func damageRecord(t *testing.T, st *storage.Store, at func(n int) int) {
+	t.Helper()
+	if err := st.DamageRecord(testBucket, "k", at); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func flip(at func(n int) int) func([]byte) []byte {
 	return func(b []byte) []byte { b[at(len(b))] ^= 0x10; return b }
 }
@@ -141,12 +149,12 @@ func runPass(t *testing.T, s *Scrubber, manual bool) Report {
 }
 
 func TestVerify(t *testing.T) {
-	healthy := func(t *testing.T, dir string) {}
+	healthy := func(t *testing.T, st *storage.Store, dir string) {}
 	for _, tc := range []struct {
 		name   string
 		inline bool
 		sizes  []int
-		damage func(t *testing.T, dir string)
+		damage func(t *testing.T, st *storage.Store, dir string)
 		shard  int // the finding's shard; -2: no finding
 	}{
 		{"inline", true, []int{700}, healthy, -2},
@@ -154,37 +162,37 @@ func TestVerify(t *testing.T) {
 		{"one block", false, []int{3000}, healthy, -2},
 		{"many blocks", false, []int{5*testBlock + 7}, healthy, -2},
 		{"multipart", false, []int{2 * testBlock, testBlock + 1}, healthy, -2},
-		{"flipped chunk byte", false, []int{5*testBlock + 7}, func(t *testing.T, dir string) {
+		{"flipped chunk byte", false, []int{5*testBlock + 7}, func(t *testing.T, st *storage.Store, dir string) {
 			rewrite(t, files(t, dir, "part.")[0], flip(func(n int) int { return n / 2 }))
 		}, testShard},
-		{"flipped checksum byte", false, []int{5*testBlock + 7}, func(t *testing.T, dir string) {
+		{"flipped checksum byte", false, []int{5*testBlock + 7}, func(t *testing.T, st *storage.Store, dir string) {
 			rewrite(t, files(t, dir, "part.")[0], flip(func(int) int { return 1 }))
 		}, testShard},
-		{"flipped second part", false, []int{2 * testBlock, testBlock + 1}, func(t *testing.T, dir string) {
+		{"flipped second part", false, []int{2 * testBlock, testBlock + 1}, func(t *testing.T, st *storage.Store, dir string) {
 			rewrite(t, files(t, dir, "part.2")[0], flip(func(n int) int { return n - 1 }))
 		}, testShard},
-		{"truncated", false, []int{5 * testBlock}, func(t *testing.T, dir string) {
+		{"truncated", false, []int{5 * testBlock}, func(t *testing.T, st *storage.Store, dir string) {
 			rewrite(t, files(t, dir, "part.")[0], func(b []byte) []byte { return b[:len(b)-10] })
 		}, testShard},
-		{"trailing bytes", false, []int{5 * testBlock}, func(t *testing.T, dir string) {
+		{"trailing bytes", false, []int{5 * testBlock}, func(t *testing.T, st *storage.Store, dir string) {
 			rewrite(t, files(t, dir, "part.")[0], func(b []byte) []byte { return append(b, 0) })
 		}, testShard},
-		{"missing part", false, []int{testBlock}, func(t *testing.T, dir string) {
+		{"missing part", false, []int{testBlock}, func(t *testing.T, st *storage.Store, dir string) {
 			if err := os.Remove(files(t, dir, "part.")[0]); err != nil {
 				t.Fatal(err)
 			}
 		}, testShard},
-		{"flipped inline byte", true, []int{700}, func(t *testing.T, dir string) {
-			rewrite(t, files(t, dir, "meta")[0], flip(func(n int) int { return n - 10 }))
+		{"flipped inline byte", true, []int{700}, func(t *testing.T, st *storage.Store, dir string) {
+			damageRecord(t, st, func(n int) int { return n - 10 })
 		}, -1},
-		{"flipped record", false, []int{testBlock}, func(t *testing.T, dir string) {
-			rewrite(t, files(t, dir, "meta")[0], flip(func(n int) int { return n / 2 }))
+		{"flipped record", false, []int{testBlock}, func(t *testing.T, st *storage.Store, dir string) {
+			damageRecord(t, st, func(n int) int { return n / 2 })
 		}, -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st, dir := openStore(t)
 			put(t, st, "k", tc.inline, tc.sizes...)
-			tc.damage(t, dir)
+			tc.damage(t, st, dir)
 			s, _ := newScrubber(t, st, dir, Config{})
 			r := runPass(t, s, true)
 			if r.Last == nil || r.Last.ObjectsChecked != 1 || r.Pass != nil {

@@ -18,7 +18,8 @@ import (
 // Store is what the scrubber reads: a peer's storage.Store.
 type Store interface {
 	ListBuckets(ctx context.Context) ([]meta.Bucket, error)
-	List(ctx context.Context, bucket, prefix, after string, limit int) ([]meta.Entry, error)
+	// ListRecords lists every record, damaged ones as their key alone.
+	ListRecords(ctx context.Context, bucket, after string, limit int) ([]meta.Entry, error)
 	ReadMeta(ctx context.Context, bucket, key string) (*meta.Object, error)
 	OpenShard(ctx context.Context, bucket, key string, stamp meta.Stamp, part int, offset, length int64) (io.ReadCloser, int64, error)
 	StatRecord(ctx context.Context, bucket, key string) (fs.FileInfo, error)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 
 	"tessera/erasure"
 	"tessera/meta"
@@ -113,7 +112,7 @@ func (s *Scrubber) settle(ctx context.Context, bucket, key string, out outcome) 
 		return out
 	}
 	fi, err := s.store.StatRecord(ctx, bucket, key)
-	if err != nil || !os.SameFile(fi, out.fi) {
+	if err != nil || !sameRecord(fi, out.fi) {
 		return outcome{gone: errors.Is(err, meta.ErrNotFound), shards: out.shards, bytes: out.bytes}
 	}
 	return out

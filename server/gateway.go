@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"sync/atomic"
 	"time"
 
@@ -41,6 +42,11 @@ type GatewayConfig struct {
 	// MetricsToken, when set, is the bearer token /metrics requires.
 	WebPublic    bool
 	MetricsToken string
+	// AccessLog logs every S3 request at info level (gateway.Config).
+	AccessLog bool
+	// Version is the binary's, reported in /api/status (empty: the
+	// module's build info, if any).
+	Version string
 	// Timing tunes failure detection; zero means memberlist's LAN-local
 	// defaults.
 	Timing cluster.Timing
@@ -53,6 +59,9 @@ type GatewayConfig struct {
 	// default) and FetchPool is the fetch pool size L (0: 20).
 	Sched     string
 	FetchPool int
+	// WindowMemory bounds the chunk buffers all GETs hold at once
+	// (object.Config.WindowMemory; 0: object.DefaultWindowMemory).
+	WindowMemory int64
 	// Load, when set, replaces the peers' gossiped stats as the per-peer
 	// load the read policies read.
 	Load   sched.LoadSource
@@ -60,6 +69,13 @@ type GatewayConfig struct {
 	// ClockOffset shifts the wall clock under version stamps. For tests
 	// only (TESSERA_CLOCK_OFFSET): a gateway whose clock is off.
 	ClockOffset time.Duration
+	// CrashAfterCommits, for tests only (TESSERA_CRASH_AFTER_COMMITS):
+	// the process exits the moment a write's commits landed on the peers
+	// of its first N shards, the others held back (object.Config.CutCommits).
+	CrashAfterCommits int
+	// processCPU gossips this process's CPU rather than the host's: set
+	// by StartEmbedded, whose peers run in the gateway's process.
+	processCPU bool
 }
 
 // DefaultGatewayConfig returns the defaults of `tessera gateway`.
@@ -78,8 +94,6 @@ type Gateway struct {
 	node    *cluster.Node
 	view    *clusterView
 	layer   *object.Layer
-	tracker *sched.Tracker
-	policy  sched.Policy
 	pool    *object.FetchPool
 	repair  *object.RepairQueue
 	migrate *object.Migrator
@@ -91,11 +105,11 @@ type Gateway struct {
 	lns     []net.Listener
 	done    chan struct{}
 	log     zerolog.Logger
-	// choices, errs and obs feed the status page and /metrics (web.go).
-	choices *choiceCounter
-	errs    *web.ErrorLog
-	obs     *observer
-	scrub   scrubWatch
+	// errs and obs feed the status page and /metrics (web.go).
+	errs  *web.ErrorLog
+	obs   *observer
+	scrub scrubWatch
+	heals healJobs
 }
 
 // StartGateway joins gossip and serves S3 and the status page.
@@ -114,7 +128,7 @@ func StartGateway(ctx context.Context, cfg GatewayConfig) (*Gateway, error) {
 		Meta: func() cluster.NodeMeta {
 			return cluster.NodeMeta{ID: cfg.ID, Role: cluster.RoleGateway, APIAddr: g.S3Addr()}
 		},
-		Stats: gatewayStats(&g.settled),
+		Stats: gatewayStats(&g.settled, cfg.processCPU),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("gateway: gossip: %w", err)
@@ -141,13 +155,9 @@ func StartGateway(ctx context.Context, cfg GatewayConfig) (*Gateway, error) {
 }
 
 func (g *Gateway) build() error {
-	g.tracker = sched.NewTracker(sched.DefaultTrackerConfig())
-	policy, err := sched.New(sched.DefaultPolicy, g.tracker)
-	if err != nil {
-		return fmt.Errorf("gateway: %w", err)
-	}
-	g.policy = policy
-	if g.pool, err = object.NewFetchPool(g.cfg.Sched, sched.Config{Slots: g.cfg.FetchPool, Load: g.loadSource()}); err != nil {
+	var err error
+	scfg := sched.Config{Slots: g.cfg.FetchPool, Load: g.loadSource(), Local: g.view.isLocal}
+	if g.pool, err = object.NewFetchPool(g.cfg.Sched, scfg); err != nil {
 		return fmt.Errorf("gateway: %w", err)
 	}
 	classes := map[string]meta.Code{}
@@ -158,9 +168,10 @@ func (g *Gateway) build() error {
 	rcfg.Logger = g.cfg.Logger
 	g.repair = object.NewRepairQueue(rcfg)
 	layer, err := object.New(object.Config{
-		Cluster: g.view, Scheduler: g.countChoices(), DefaultCode: g.cfg.Code, Classes: classes,
+		Cluster: g.view, DefaultCode: g.cfg.Code, Classes: classes,
 		BlockSize: g.cfg.BlockSize, WriterID: g.id, Logger: g.cfg.Logger, Repair: g.repair.Enqueue,
-		Pool: g.pool, Observe: g.tracker.Begin, Now: offsetClock(g.cfg.ClockOffset), Alive: g.view.Alive,
+		Pool: g.pool, WindowMemory: g.cfg.WindowMemory, Now: offsetClock(g.cfg.ClockOffset), Alive: g.view.Alive,
+		CutCommits: g.cfg.CrashAfterCommits, Crash: crashNow,
 	})
 	if err != nil {
 		return fmt.Errorf("gateway: %w", err)
@@ -184,7 +195,7 @@ func (g *Gateway) listen() error {
 		return creds.SecretKey, ak == creds.AccessKey
 	}}
 	s3h, err := gateway.New(gateway.Config{Backend: g.layer, Auth: verifier, Region: g.cfg.Region, Logger: g.cfg.Logger,
-		Domains: g.cfg.Domains, Admin: g})
+		Domains: g.cfg.Domains, Admin: g, AccessLog: g.cfg.AccessLog})
 	if err != nil {
 		return fmt.Errorf("gateway: %w", err)
 	}
@@ -288,3 +299,7 @@ func (g *Gateway) closeServers() error {
 	errs = append(errs, g.closeObserver())
 	return errors.Join(errs...)
 }
+
+// crashNow ends the process at once, deferred calls and all, as a kill
+// would: the crash that Config.CrashAfterCommits asks for.
+func crashNow() { os.Exit(3) }

@@ -11,37 +11,12 @@ import (
 	"github.com/rs/zerolog"
 	"go.uber.org/goleak"
 
-	"tessera/meta"
 	"tessera/object"
 	"tessera/sched"
 	"tessera/web"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-// fixedPolicy returns a fixed order.
-type fixedPolicy struct{ order []int }
-
-func (fixedPolicy) Name() string                                      { return "fixed" }
-func (p fixedPolicy) Order(peers []meta.PeerID, _ int, _ int64) []int { return p.order }
-
-func TestChoiceCounter(t *testing.T) {
-	c := newChoiceCounter(fixedPolicy{order: []int{2, 0, 3, 1}})
-	peers := []meta.PeerID{"a", "b", "c", ""}
-	for i := 0; i < 3; i++ {
-		if got := c.Order(peers, 2, 100); fmt.Sprint(got) != "[2 0 3 1]" {
-			t.Fatalf("order passed through as %v", got)
-		}
-	}
-	got := c.snapshot()
-	want := map[meta.PeerID][2]uint64{"c": {3, 0}, "a": {3, 0}, "b": {0, 3}}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("counts %v, want %v (the holderless shard is not counted)", got, want)
-	}
-	if c.Name() != "fixed" {
-		t.Errorf("Name %q: the wrapped policy's name must pass through", c.Name())
-	}
-}
 
 // fakeLister serves buckets of n objects of size bytes each, in pages.
 type fakeLister struct {

@@ -60,14 +60,39 @@ type PeerConfig struct {
 	// Scrub tunes the background scrubber (interval and rate caps; Dir
 	// and Logger are the peer's).
 	Scrub scrub.Config
+	// IndexCache is the block cache of the peer's index in bytes
+	// (storage.DefaultCacheSize when 0).
+	IndexCache uint64
+	// indexCache, when set, is a cache the peer's index shares with the
+	// other peers of this process instead (tessera server).
+	indexCache *storage.IndexCache
 	// lock, when set, is Dir's lock, already taken by the caller; the peer
 	// owns it from StartPeer on, whether or not the start succeeds.
 	lock *storage.DirLock
+	// fsShare, when above 1, is how many peers of this process share the
+	// peer's filesystem: each advertises that share of its capacity and
+	// free bytes, so the cluster's totals count the disk once.
+	fsShare int
+	// host, when set, is the gossip node of this process (tessera
+	// server's gateway): the peer becomes a member it hosts, with no
+	// gossip of its own, and Bind, Join, Timing and RingEpochs are unused.
+	host *cluster.Node
+}
+
+// membership is how a peer is part of the cluster: its own gossip node
+// (cluster.Node) or a member its process's node hosts (cluster.Hosted).
+type membership interface {
+	UpdateMeta(context.Context) error
+	// Members is every member known, the peer included.
+	Members() []cluster.Member
+	// Addr is the gossip address the peer is reached through.
+	Addr() string
+	Close() error
 }
 
 // DefaultPeerConfig returns the defaults of `tessera peer`.
 func DefaultPeerConfig() PeerConfig {
-	return PeerConfig{Address: ":9100", Bind: ":7946"}
+	return PeerConfig{Address: ":9100", Bind: ":7946", IndexCache: storage.DefaultCacheSize}
 }
 
 // Peer is a running storage peer.
@@ -80,7 +105,7 @@ type Peer struct {
 	store    *storage.Store
 	http     *http.Server
 	ln       net.Listener
-	node     *cluster.Node
+	node     membership
 	log      zerolog.Logger
 	// advertised is the shard API address in NodeMeta; memberlist reads it
 	// from its own goroutines.
@@ -90,6 +115,9 @@ type Peer struct {
 	lock       *storage.DirLock
 	scrub      *scrub.Scrubber
 	stopScrub  func()
+	// ringWidth is PeerConfig.RingWidth, advertised so gateways compute
+	// the layout the proposer would.
+	ringWidth int
 }
 
 // StartPeer locks the peer's directory, opens its store, serves its shard
@@ -121,11 +149,11 @@ func startPeer(ctx context.Context, cfg PeerConfig) (*Peer, error) {
 	}
 	var store *storage.Store
 	log := cfg.Logger.With().Str("component", "peer").Str("peer", id).Logger()
-	store, err = storage.Open(cfg.Dir, storage.Config{Logger: log})
+	store, err = storage.Open(cfg.Dir, storage.Config{Logger: log, CacheSize: int64(cfg.IndexCache), Cache: cfg.indexCache})
 	if err != nil {
 		return nil, fmt.Errorf("peer %s: %w", id, err)
 	}
-	p := &Peer{id: id, store: store, log: log, done: make(chan struct{}), stopScrub: func() {}}
+	p := &Peer{id: id, store: store, log: log, done: make(chan struct{}), stopScrub: func() {}, ringWidth: cfg.RingWidth}
 	scfg := cfg.Scrub
 	scfg.Dir, scfg.Logger = cfg.Dir, log
 	if p.scrub, err = scrub.New(store, scfg); err != nil {
@@ -137,15 +165,12 @@ func startPeer(ctx context.Context, cfg PeerConfig) (*Peer, error) {
 		return nil, err
 	}
 	p.runScrub()
-	p.node, err = cluster.Start(ctx, cluster.Config{
-		NodeID: id, Role: cluster.RolePeer, BindAddr: cfg.Bind, Join: cfg.Join,
-		Secret: cfg.Secret, Meta: p.nodeMeta(cfg.Zone, cfg.Capacity, cfg.SendLimit.Rate), Logger: cfg.Logger, Timing: cfg.Timing,
-		Stats: p.stats, Propose: cfg.RingEpochs, EpochFile: epochFile(cfg), RingWidth: cfg.RingWidth,
-	})
+	node, err := p.join(ctx, cfg)
 	if err != nil {
 		p.shutdown()
 		return nil, fmt.Errorf("peer %s: gossip: %w", id, err)
 	}
+	p.node = node
 	if err := p.advertise(ctx, cfg.Advertise); err != nil {
 		return nil, errors.Join(err, p.Close())
 	}
@@ -155,6 +180,20 @@ func startPeer(ctx context.Context, cfg PeerConfig) (*Peer, error) {
 	p.stopMeta = p.refreshMeta()
 	log.Info().Str("api", p.advertised.Load().(string)).Str("gossip", p.node.Addr()).Str("dir", cfg.Dir).Msg("peer started")
 	return p, nil
+}
+
+// join makes the peer a member of the cluster: hosted by cfg.host, or
+// through a gossip node of its own.
+func (p *Peer) join(ctx context.Context, cfg PeerConfig) (membership, error) {
+	meta := p.nodeMeta(cfg.Zone, cfg.Capacity, cfg.SendLimit.Rate, cfg.fsShare)
+	if cfg.host != nil {
+		return cfg.host.Host(cluster.HostedConfig{NodeID: p.id, Role: cluster.RolePeer, Meta: meta, Stats: p.stats})
+	}
+	return cluster.Start(ctx, cluster.Config{
+		NodeID: p.id, Role: cluster.RolePeer, BindAddr: cfg.Bind, Join: cfg.Join,
+		Secret: cfg.Secret, Meta: meta, Logger: cfg.Logger, Timing: cfg.Timing,
+		Stats: p.stats, Propose: cfg.RingEpochs, EpochFile: epochFile(cfg), RingWidth: cfg.RingWidth,
+	})
 }
 
 func (p *Peer) serve(cfg PeerConfig) error {
@@ -185,18 +224,22 @@ func (p *Peer) serve(cfg PeerConfig) error {
 	return nil
 }
 
-func (p *Peer) nodeMeta(zone string, capacity uint64, sendCap float64) func() cluster.NodeMeta {
+func (p *Peer) nodeMeta(zone string, capacity uint64, sendCap float64, share int) func() cluster.NodeMeta {
 	return func() cluster.NodeMeta {
 		api := p.advertised.Load().(string)
 		m := cluster.NodeMeta{ID: p.id, Role: cluster.RolePeer, APIAddr: api, Zone: zone,
 			LinkRate: linkRate(api, sendCap)}
 		if sp, err := p.store.Space(); err == nil {
 			m.Capacity, m.Free, m.DiskFull = sp.Capacity, sp.Free, sp.Full
+			if share > 1 {
+				m.Capacity, m.Free = sp.Capacity/uint64(share), sp.Free/uint64(share)
+			}
 		}
 		if capacity > 0 {
 			m.Capacity, m.Free = capacity, min(m.Free, capacity)
 		}
 		m.Draining = p.draining.Load()
+		m.RingWidth = p.ringWidth
 		return m
 	}
 }
@@ -264,10 +307,12 @@ func (p *Peer) ID() string { return p.id }
 // APIAddr is the shard API's real address.
 func (p *Peer) APIAddr() string { return p.ln.Addr().String() }
 
-// GossipAddr is the gossip listener's real address.
+// GossipAddr is the gossip listener's real address: the host's for a
+// hosted peer.
 func (p *Peer) GossipAddr() string { return p.node.Addr() }
 
-// Close leaves gossip and stops serving.
+// Close leaves gossip (a hosted peer is recorded dead by its host at
+// once) and stops serving.
 func (p *Peer) Close() error {
 	var err error
 	if p.stopMeta != nil {

@@ -74,6 +74,7 @@ func (g *Gateway) writablePeers() map[string]bool {
 
 // stopRepair stops the repair queue and its watcher; safe to call twice.
 func (g *Gateway) stopRepair() {
+	g.heals.close()
 	if g.stopBg != nil {
 		g.stopBg()
 		g.stopBg = nil

@@ -6,7 +6,10 @@ import (
 	"encoding/xml"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync/atomic"
+
+	"tessera/gateway"
 )
 
 // startGate holds S3 requests back until the gateway is first ready. Before
@@ -23,7 +26,9 @@ type startGate struct {
 }
 
 func (g *startGate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !g.open.Load() {
+	// The admin API answers from the start: while the cluster is not
+	// ready, status is what an operator asks for first.
+	if !g.open.Load() && !strings.HasPrefix(r.URL.Path, gateway.AdminPrefix) {
 		if err := g.ready(); err != nil {
 			writeStarting(w, r, err)
 			return

@@ -11,7 +11,8 @@ import (
 
 // TestStartGate: until ready first passes every request is a 503 with an
 // S3 error body (none for HEAD) and never reaches the handler; once it
-// passed, the gate stays open even when ready fails again.
+// passed, the gate stays open even when ready fails again. The admin API
+// is never held back.
 func TestStartGate(t *testing.T) {
 	readyErr := errors.New("2 peers alive")
 	served := 0
@@ -19,20 +20,23 @@ func TestStartGate(t *testing.T) {
 		next: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { served++ })}
 	steps := []struct {
 		method   string
+		path     string
 		ready    error
 		status   int
 		reaching bool
 	}{
-		{http.MethodPut, readyErr, http.StatusServiceUnavailable, false},
-		{http.MethodHead, readyErr, http.StatusServiceUnavailable, false},
-		{http.MethodGet, nil, http.StatusOK, true},
-		{http.MethodPut, readyErr, http.StatusOK, true}, // open for good
+		{http.MethodPut, "/bkt/key", readyErr, http.StatusServiceUnavailable, false},
+		{http.MethodHead, "/bkt/key", readyErr, http.StatusServiceUnavailable, false},
+		{http.MethodGet, "/.tessera/admin/v1/status", readyErr, http.StatusOK, true},
+		{http.MethodPut, "/bkt/key", readyErr, http.StatusServiceUnavailable, false}, // still closed
+		{http.MethodGet, "/bkt/key", nil, http.StatusOK, true},
+		{http.MethodPut, "/bkt/key", readyErr, http.StatusOK, true}, // open for good
 	}
 	for i, s := range steps {
 		readyErr = s.ready
 		before := served
 		rec := httptest.NewRecorder()
-		g.ServeHTTP(rec, httptest.NewRequest(s.method, "/bkt/key", nil))
+		g.ServeHTTP(rec, httptest.NewRequest(s.method, s.path, nil))
 		if rec.Code != s.status || (served > before) != s.reaching {
 			t.Fatalf("step %d (%s): status %d, reached handler %v; want %d, %v", i, s.method, rec.Code, served > before, s.status, s.reaching)
 		}

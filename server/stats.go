@@ -20,10 +20,15 @@ func (p *Peer) stats() cluster.Stats {
 		Objects: p.store.LiveObjects()}
 }
 
-// gatewayStats samples what a gateway gossips: the host's CPU (its shard
-// traffic is the peers' to report) and how far its data mover got.
-func gatewayStats(settled *atomic.Uint64) func() cluster.Stats {
-	cpu := cluster.NewCPUSampler()
+// gatewayStats samples what a gateway gossips: CPU (its shard traffic is
+// the peers' to report) and how far its data mover got. The CPU is the
+// host's, or with process set this process's (tessera server, whose
+// peers run in it).
+func gatewayStats(settled *atomic.Uint64, process bool) func() cluster.Stats {
+	var cpu interface{ Sample() float64 } = cluster.NewCPUSampler()
+	if process {
+		cpu = newProcCPU()
+	}
 	return func() cluster.Stats { return cluster.Stats{CPU: cpu.Sample(), Settled: settled.Load()} }
 }
 

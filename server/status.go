@@ -20,15 +20,13 @@ const (
 	displayBand = 0.15
 	// latencyWindow is the span the GET latency quantiles cover.
 	latencyWindow = 30 * time.Second
-	// failingFor is how long after a failed fetch the page marks a peer.
-	failingFor = 10 * time.Second
 )
 
 // Status reports the cluster as this gateway sees it. Figures no part of
 // the system reports are left nil ("—" on the page): load figures before a
 // member's first gossiped stats.
 func (g *Gateway) Status() web.Status {
-	st := web.Status{Version: buildVersion(), NodeID: g.id, Time: time.Now().UTC(), Code: g.cfg.Code.String(),
+	st := web.Status{Version: g.version(), NodeID: g.id, Time: time.Now().UTC(), Code: g.cfg.Code.String(),
 		Nodes: []web.Node{}, Errors: []web.LogLine{}}
 	g.fillNodes(&st)
 	g.fillScheduler(&st)
@@ -75,6 +73,11 @@ func (g *Gateway) fillNodes(st *web.Status) {
 		if !m.StatsAt.IsZero() && m.State == cluster.StateAlive {
 			send, recv, cpu, active := m.Stats.SendBps, m.Stats.RecvBps, m.Stats.CPU, int64(m.Stats.Active)
 			n.ThroughputSend, n.ThroughputRecv, n.CPU, n.ActiveRequests = &send, &recv, &cpu, &active
+			if g.view.isLocal(meta.PeerID(m.ID)) {
+				// A peer of this process: its CPU is the process's, on
+				// the gateway's row.
+				n.CPU = nil
+			}
 		}
 		if m.Role == cluster.RolePeer {
 			id := meta.PeerID(m.ID)
@@ -125,41 +128,25 @@ func (g *Gateway) fillRebalance(st *web.Status) {
 	st.Ring.Moving = &moving
 }
 
-// fillScheduler reports the policy, GET latency from the S3 middleware,
-// and per peer the choice counts and the tracker's view; the fetch pool's
-// figures, when reads go through one, take precedence (mergePool).
+// fillScheduler reports the fetch pool's policy and figures, which cover
+// every GET's shard fetches (mergePool), and GET latency from the S3
+// middleware.
 func (g *Gateway) fillScheduler(st *web.Status) {
 	sc := &st.Scheduler
-	sc.Policy = g.policy.Name()
-	sc.Peers = []web.PeerChoice{}
 	if g.obs != nil {
 		if p50, p95, p99, ok := g.obs.s3.GetLatency(latencyWindow); ok {
 			sc.GetP50, sc.GetP95, sc.GetP99 = &p50, &p95, &p99
 		}
 	}
-	var counts map[meta.PeerID][2]uint64
-	if g.choices != nil {
-		counts = g.choices.snapshot()
+	mergePool(sc, g.pool.Status())
+}
+
+// version is the binary's version as main set it, else the module's.
+func (g *Gateway) version() string {
+	if g.cfg.Version != "" {
+		return g.cfg.Version
 	}
-	stats := g.tracker.Stats()
-	ids := map[meta.PeerID]bool{}
-	for id := range counts {
-		ids[id] = true
-	}
-	for id := range stats {
-		ids[id] = true
-	}
-	now := time.Now()
-	for id := range ids {
-		s := stats[id]
-		c := counts[id]
-		sc.Peers = append(sc.Peers, web.PeerChoice{ID: string(id), Chosen: c[0], Skipped: c[1], InFlightBytes: s.InFlight,
-			Throughput: s.Throughput, Failing: !s.LastFail.IsZero() && now.Sub(s.LastFail) < failingFor})
-	}
-	sort.Slice(sc.Peers, func(i, j int) bool { return sc.Peers[i].ID < sc.Peers[j].ID })
-	if g.pool != nil {
-		mergePool(sc, g.pool.Status())
-	}
+	return buildVersion()
 }
 
 func buildVersion() string {
@@ -194,11 +181,12 @@ func (g *Gateway) Ready() error {
 }
 
 // mergePool puts the fetch pool's snapshot into the page's scheduler
-// figures: policy, pool and queue, and per-peer choices (its own counts of
-// fetches started and shards left unused, replacing the choice counter's).
-// GET latency stays the S3 middleware's, end to end, unless it has none;
-// then the pool's (queueing included) stands in. A gateway reading through
-// an object.FetchPool reports this way.
+// figures: policy, pool and queue, and per-peer choices (its counts of
+// fetches started and shards left unused). Every GET's shard fetches go
+// through the pool, so these count every GET; a GET of a part larger than
+// one window (object.MaxPooledShard per shard) is one pool read per
+// window. GET latency stays the S3 middleware's, end to end, unless it has
+// none; then the pool's (queueing included, per pool read) stands in.
 func mergePool(sc *web.Scheduler, ds sched.Status) {
 	size, inUse, queue := ds.Slots, ds.InUse, ds.Queued
 	sc.Policy, sc.PoolSize, sc.PoolInUse, sc.Queue = ds.Policy, &size, &inUse, &queue

@@ -13,8 +13,9 @@ import (
 	"tessera/peer"
 )
 
-// clusterView adapts gossip membership and the ring to the object layer's
-// Cluster, and keeps one shard client per peer.
+// clusterView adapts the gateway node's membership (gossip members and
+// the peers it hosts) and the ring to the object layer's Cluster, and
+// keeps one shard client per peer.
 type clusterView struct {
 	node   *cluster.Node
 	secret []byte
@@ -64,6 +65,14 @@ func (v *clusterView) addLocal(id meta.PeerID, c object.ShardClient) {
 	v.local[id] = c
 }
 
+// isLocal reports whether peer id runs in this process.
+func (v *clusterView) isLocal(id meta.PeerID) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	_, ok := v.local[id]
+	return ok
+}
+
 func (v *clusterView) Placement(bucket, key string, n int) ([]meta.PeerID, error) {
 	return v.node.View().Placement(bucket, key, n)
 }
@@ -108,8 +117,8 @@ func (v *clusterView) Close() error {
 	return nil
 }
 
-// Alive reports whether gossip holds the peer alive, so writes leave a
-// dead or departed peer out at once rather than wait on it.
+// Alive reports whether the membership holds the peer alive, so writes
+// leave a dead or departed peer out at once rather than wait on it.
 func (v *clusterView) Alive(id meta.PeerID) bool {
 	m, ok := v.node.View().Member(id)
 	return ok && m.State == cluster.StateAlive

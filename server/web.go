@@ -15,8 +15,7 @@ import (
 const recentErrors = 50
 
 // observer is what a gateway runs to be watched: its metrics registry, the
-// S3 middleware, the scheduler's choice counter, the bucket counter and
-// the web server.
+// S3 middleware, the bucket counter and the web server.
 type observer struct {
 	reg     *prometheus.Registry
 	s3      *gateway.Metrics

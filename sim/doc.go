@@ -15,11 +15,11 @@
 // 16 MiB), codes (2,1), (4,2), (6,3), (10,4) uniformly (or Params.Codes),
 // placement uniform over peers. With Objects, the workload is instead the
 // one tessera bench offers a live cluster (Arrivals, ObjectSizes,
-// ObjectOf), so live and simulated runs see the same GETs, and GETs take
-// the gateway's paths around its pool (InlineLimit, MaxPooled): inlined
-// objects need no fetch, and chunks too large for the pool stream outside
-// it from the holders the gateway's ETA order (sched.ETA over a Tracker
-// fed by every fetch) picks. A 1-s monitor
+// ObjectOf), so live and simulated runs see the same GETs, and GETs may
+// take the paths an earlier gateway took around its pool (InlineLimit,
+// MaxPooled): inlined objects need no fetch, and chunks too large for the
+// pool stream outside it from the holders a fixed ETA order (sched.ETA
+// over a Tracker fed by every fetch) picks. A 1-s monitor
 // samples every peer's bytes sent (throughput_send) and its CPU, taken as
 // proportional to those bytes (the same cost per byte on every host), for
 // the policies that read gossip.

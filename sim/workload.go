@@ -44,12 +44,16 @@ type Params struct {
 	// background load.
 	Objects   int
 	BenchSeed uint64
-	// InlineLimit and MaxPooled, with Objects, follow the gateway's two
-	// paths around its fetch pool: an object of at most InlineLimit
-	// bytes is read from its metadata record (no shard fetch), and one
-	// whose chunks exceed MaxPooled streams outside the pool, from the k
-	// holders the gateway's own ETA order picks, whatever the policy. 0:
-	// every GET goes through the pool.
+	// InlineLimit and MaxPooled, with Objects, follow a gateway's paths
+	// around its fetch pool: an object of at most InlineLimit bytes is
+	// read from its metadata record (no shard fetch), and one whose
+	// chunks exceed MaxPooled streams outside the pool, from the k
+	// holders a fixed ETA order picks, whatever the policy. 0: every GET
+	// goes through the pool. The gateway now sends every GET through its
+	// pool (inlined objects' fetches are served from memory, so they take
+	// no link time); MaxPooled = object.MaxPooledShard replays the
+	// gateway before that, against which the live figures in
+	// SCHEDULING.md were taken.
 	InlineLimit, MaxPooled int64
 }
 

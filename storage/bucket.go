@@ -47,15 +47,17 @@ func (s *Store) readBucket(bucket string) (meta.Bucket, error) {
 // MakeBucket creates the bucket record. It fails with meta.ErrBucketExists
 // when a valid record is present; a damaged one is replaced.
 func (s *Store) MakeBucket(ctx context.Context, b meta.Bucket) error {
-	if err := s.check(ctx); err != nil {
+	leave, err := s.enter(ctx)
+	if err != nil {
 		return err
 	}
+	defer leave()
 	if !ValidBucket(b.Name) {
 		return invalid("bucket name %q", b.Name)
 	}
 	s.bmu.Lock()
 	defer s.bmu.Unlock()
-	_, err := s.readBucket(b.Name)
+	_, err = s.readBucket(b.Name)
 	switch {
 	case err == nil:
 		return fmt.Errorf("make bucket %s: %w", b.Name, meta.ErrBucketExists)
@@ -68,11 +70,17 @@ func (s *Store) MakeBucket(ctx context.Context, b meta.Bucket) error {
 	if err != nil {
 		return err
 	}
-	dir := s.bucketDir(b.Name)
-	if err := mkdirs(s.dir, dir); err != nil {
+	// A crash in DeleteBucket may have left the index entries of a bucket
+	// of this name: they go before the bucket exists again.
+	if err := s.dropIndexed(b.Name); err != nil {
 		return fmt.Errorf("make bucket %s: %w", b.Name, err)
 	}
-	if err := s.writeRecord(dir, bucketMetaName, rec); err != nil {
+	dir := s.bucketDir(b.Name)
+	sb := s.batch()
+	if err := mkdirs(s.dir, dir, sb); err != nil {
+		return fmt.Errorf("make bucket %s: %w", b.Name, err)
+	}
+	if err := s.writeRecord(dir, bucketMetaName, rec, sb); err != nil {
 		return fmt.Errorf("make bucket %s: %w", b.Name, err)
 	}
 	return nil
@@ -123,11 +131,16 @@ func (s *Store) ListBuckets(ctx context.Context) ([]meta.Bucket, error) {
 // a deleted bucket's uploads). It fails with meta.ErrBucketNotEmpty while
 // the bucket holds a live object. The whole tree goes in one rename into
 // the staging area, so a crash leaves either the bucket with all it held
-// or no bucket; what the rename hid is wiped on the next Open.
+// or no bucket; what the rename hid is wiped on the next Open. The
+// bucket's index entries go after the rename, in one range deletion; a
+// crash in between leaves entries of a bucket that does not exist, which
+// no call reads and MakeBucket removes before making the bucket again.
 func (s *Store) DeleteBucket(ctx context.Context, bucket string) error {
-	if err := s.check(ctx); err != nil {
+	leave, err := s.enter(ctx)
+	if err != nil {
 		return err
 	}
+	defer leave()
 	if !ValidBucket(bucket) {
 		return invalid("bucket name %q", bucket)
 	}
@@ -136,12 +149,30 @@ func (s *Store) DeleteBucket(ctx context.Context, bucket string) error {
 	if err := s.requireBucket(bucket); err != nil {
 		return err
 	}
-	if n := s.idx.live(bucket); n > 0 {
+	live, err := s.liveExact(bucket)
+	if err != nil {
+		return fmt.Errorf("delete bucket %s: %w", bucket, err)
+	}
+	if live {
+		n, _ := s.live(bucket)
 		return fmt.Errorf("delete bucket %s: %d objects: %w", bucket, n, meta.ErrBucketNotEmpty)
 	}
 	if err := s.removeTree(s.bucketDir(bucket)); err != nil {
 		return fmt.Errorf("delete bucket %s: %w", bucket, err)
 	}
-	s.idx.drop(bucket)
+	if err := s.dropIndexed(bucket); err != nil {
+		return fmt.Errorf("delete bucket %s: %w", bucket, err)
+	}
 	return nil
+}
+
+// dropIndexed removes every index entry of bucket in one synced batch.
+func (s *Store) dropIndexed(bucket string) error {
+	b := s.db.NewBatch()
+	for _, pfx := range []byte{pfxObject, pfxKept, pfxHash} {
+		p := bucketPrefix(pfx, bucket)
+		b.DeleteRange(p, prefixEnd(p), nil)
+	}
+	b.Delete(countKey(bucket), nil)
+	return s.apply(b)
 }

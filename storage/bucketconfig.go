@@ -58,7 +58,7 @@ func (s *Store) PutBucketConfig(ctx context.Context, c meta.BucketConfig) error 
 	if err != nil {
 		return err
 	}
-	if err := s.writeRecord(s.bucketDir(c.Bucket), configFileName(c.Name), rec); err != nil {
+	if err := s.writeRecord(s.bucketDir(c.Bucket), configFileName(c.Name), rec, nil); err != nil {
 		return fmt.Errorf("put bucket config %s/%s: %w", c.Bucket, c.Name, err)
 	}
 	return nil

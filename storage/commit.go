@@ -59,9 +59,11 @@ func (s *Store) Commit(ctx context.Context, o *meta.Object, staged []string) err
 // above the held one, within one round trip, and after staleKeep they are
 // removed. A repair never restamps, so its stale refusal consumes them.
 func (s *Store) commitStaged(ctx context.Context, op string, o *meta.Object, staged []string, sameStamp bool) error {
-	if err := s.check(ctx); err != nil {
+	leave, err := s.enter(ctx)
+	if err != nil {
 		return err
 	}
+	defer leave()
 	if err := checkObject(o, len(staged)); err != nil {
 		return err
 	}
@@ -76,7 +78,7 @@ func (s *Store) commitStaged(ctx context.Context, op string, o *meta.Object, sta
 	for i, id := range staged {
 		srcs[i] = s.stagedPath(id)
 	}
-	err := s.installIf(o, srcs, ErrStagedNotFound, sameStamp)
+	err = s.installIf(o, srcs, ErrStagedNotFound, sameStamp)
 	switch {
 	case err == nil || (sameStamp && errors.Is(err, meta.ErrStale)):
 		for _, p := range srcs {
@@ -116,19 +118,19 @@ func (s *Store) install(o *meta.Object, srcs []string, missing error) error {
 
 // installIf is install that, with sameOK, also accepts a stamp equal to
 // the current one: a repair rewriting a damaged copy of the same version.
+// A repair also settles the version (kept.go); a plain install keeps the
+// record it replaces.
 func (s *Store) installIf(o *meta.Object, srcs []string, missing error, sameOK bool) error {
 	if err := s.requireBucket(o.Bucket); err != nil {
 		return err
 	}
-	cur, err := s.readObject(o.Bucket, o.Key)
+	curVal, cur, err := s.readHead(o.Bucket, o.Key)
 	switch {
 	case errors.Is(err, meta.ErrNotFound):
-		cur = nil
 	case errors.Is(err, meta.ErrCorrupt):
 		// A damaged record is a missing copy: overwrite it. Its data dir
-		// is unknown and is collected by the next Open.
+		// is unknown and is collected by the sweep after the next Open.
 		s.log.Warn().Err(err).Str("bucket", o.Bucket).Str("key", o.Key).Msg("replacing damaged record")
-		cur = nil
 	case err != nil:
 		return err
 	}
@@ -136,48 +138,80 @@ func (s *Store) installIf(o *meta.Object, srcs []string, missing error, sameOK b
 	if cur != nil && !cur.Stamp.Less(o.Stamp) && !(same && sameOK) {
 		return fmt.Errorf("stamp %v not newer: %w", o.Stamp, &meta.StaleError{Held: cur.Stamp})
 	}
-	dir := s.objDir(o.Bucket, o.Key)
-	if err := mkdirs(s.dir, dir); err != nil {
-		return err
-	}
-	newData := ""
-	if hasData(o) {
-		newData = filepath.Join(dir, dataDirName(o.Stamp))
-		if err := s.placeParts(newData, o.Parts, srcs, missing); err != nil {
-			if !same { // the same version's dir still backs the current record
-				os.RemoveAll(newData)
-			}
-			return err
-		}
-	}
-	rec, err := meta.MarshalObject(o)
+	plan, err := s.planKeep(o, cur, curVal, sameOK)
 	if err != nil {
 		return err
 	}
-	visible, err := s.replaceRecord(dir, "meta", rec)
-	if !visible {
-		if newData != "" && !same {
+	if err := s.placeData(o, srcs, missing, same); err != nil {
+		return err
+	}
+	if err := s.putRecord(o, cur, plan); err != nil {
+		// Maybe applied, maybe not: keep the new data, which the sweep
+		// after the next Open collects if no record points at it.
+		return err
+	}
+	s.retireKept(o.Bucket, o.Key, o, plan.drop)
+	return nil
+}
+
+// placeData makes the data dir of o (one with shard files) with srcs
+// linked in as its parts, durable before any record points at it; a
+// record without data needs none. same reports that the current record
+// already names that dir (a repair of the same version).
+func (s *Store) placeData(o *meta.Object, srcs []string, missing error, same bool) error {
+	if !hasData(o) {
+		return nil
+	}
+	dir := s.objDir(o.Bucket, o.Key)
+	newData := filepath.Join(dir, dataDirName(o.Stamp))
+	// One flush makes the new dirs and links durable (the staged contents
+	// were synced by StageShard or CommitPart) before the record that
+	// points at them.
+	b := s.batch()
+	err := mkdirs(s.dir, dir, b)
+	if err == nil {
+		err = s.placeParts(newData, o.Parts, srcs, missing, b)
+	}
+	if err == nil {
+		err = b.flush()
+	}
+	if err != nil {
+		if !same { // the same version's dir still backs the current record
 			os.RemoveAll(newData)
 		}
 		return err
 	}
-	s.idx.put(o.Bucket, meta.EntryOf(o))
-	if err != nil {
-		// Visible but maybe not durable: keep the old data, which the next
-		// Open collects if the new record survived.
-		return err
-	}
-	if cur != nil && hasData(cur) && filepath.Join(dir, dataDirName(cur.Stamp)) != newData {
-		// Reads that resolved cur just now have yet to open its shards.
-		s.retire(o.Bucket, o.Key, dataDirName(cur.Stamp))
-	}
 	return nil
 }
 
-// placeParts links srcs[i] into dataDir as part.<parts[i].Number> and
-// makes the result durable. A missing source fails with missing.
-func (s *Store) placeParts(dataDir string, parts []meta.Part, srcs []string, missing error) error {
-	if err := mkdirs(s.dir, dataDir); err != nil {
+// putRecord makes o the key's record, replacing cur (nil: none, or
+// damaged), with the kept list plan, in one synced index batch with the
+// live count and, for a record with data, the entry the sweep finds the
+// key of its object dir by. Concurrent callers share the WAL's fsyncs.
+// The caller holds the key lock and has made durable everything o points
+// at.
+func (s *Store) putRecord(o, cur *meta.Object, plan keepPlan) error {
+	rec, err := meta.MarshalObject(o)
+	if err != nil {
+		return err
+	}
+	b := s.db.NewBatch()
+	b.Set(objKey(o.Bucket, o.Key), encodeRecord(s.gen.Add(1), len(plan.list) > 0, rec), nil)
+	plan.stage(b, o.Bucket, o.Key)
+	if hasData(o) {
+		b.Set(hashKey(o.Bucket, keyHash(o.Key)), []byte(o.Key), nil)
+	}
+	if d := liveDelta(cur, o); d != 0 {
+		b.Merge(countKey(o.Bucket), delta(d), nil)
+	}
+	return s.apply(b)
+}
+
+// placeParts links srcs[i] into dataDir as part.<parts[i].Number> and adds
+// the new entries to b, whose next flush makes them durable. A missing
+// source fails with missing.
+func (s *Store) placeParts(dataDir string, parts []meta.Part, srcs []string, missing error, b *syncBatch) error {
+	if err := mkdirs(s.dir, dataDir, b); err != nil {
 		return err
 	}
 	for i, p := range parts {
@@ -189,5 +223,6 @@ func (s *Store) placeParts(dataDir string, parts []meta.Part, srcs []string, mis
 			return fmt.Errorf("part %d: %w", p.Number, err)
 		}
 	}
-	return syncDir(dataDir)
+	b.add(dataDir)
+	return nil
 }

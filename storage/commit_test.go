@@ -82,6 +82,7 @@ func TestCommitSequences(t *testing.T) {
 			if _, err := s.SweepStaging(ctx, -time.Second); err != nil {
 				t.Fatal(err)
 			}
+			settle(t, s, "bkt", "k", win.st)
 			checkWinner(t, s, "k", *win, tc.steps)
 			checkWinner(t, reopen(t, s), "k", *win, tc.steps)
 		})
@@ -114,7 +115,7 @@ func checkWinner(t *testing.T, s *Store, key string, win step, all []step) {
 			t.Fatalf("part 2: %v %q", err, got)
 		}
 	}
-	reapAll(s) // the losers' grace periods have passed
+	s.reapAll() // the losers' grace periods have passed
 	wantDirs := 0
 	if win.kind == withData {
 		wantDirs = 1
@@ -130,7 +131,7 @@ func checkWinner(t *testing.T, s *Store, key string, win step, all []step) {
 			t.Fatalf("loser %v still readable: %v", st.st, err)
 		}
 	}
-	ents, err := s.List(ctx, "bkt", "", "", 0)
+	ents, err := s.List(ctx, "bkt", "", "", 0, "")
 	if err != nil || len(ents) != 1 || ents[0].Stamp != win.st || ents[0].Deleted != (win.kind == tombstone) {
 		t.Fatalf("list: %v %+v", err, ents)
 	}
@@ -199,7 +200,8 @@ func TestConcurrentCommitsOneKey(t *testing.T) {
 	if got, err := readShard(t, s, "bkt", "hot", win, 1); err != nil || !bytes.Equal(got, payload(win)) {
 		t.Fatalf("final data: %v", err)
 	}
-	reapAll(s)
+	settle(t, s, "bkt", "hot", win)
+	s.reapAll()
 	if d := dataDirs(t, s, "bkt", "hot"); len(d) != 1 {
 		t.Fatalf("data dirs %v", d)
 	}

@@ -23,27 +23,30 @@ func TestStagedNeverCommittedIsWiped(t *testing.T) {
 	if _, err := s.ReadMeta(ctx, "bkt", "k"); !errors.Is(err, meta.ErrNotFound) {
 		t.Fatalf("read meta: %v", err)
 	}
-	if ents, _ := s.List(ctx, "bkt", "", "", 0); len(ents) != 0 {
+	if ents, _ := s.List(ctx, "bkt", "", "", 0, ""); len(ents) != 0 {
 		t.Fatalf("list shows %v", ents)
 	}
 }
 
 // TestCrashBeforeRecord builds, by hand, what each crash point of a commit
 // of v2 over v1 leaves on disk, and checks reopening shows v1 intact with
-// the leftovers gone or ignored.
+// the leftovers gone or ignored. The record itself is one index batch,
+// applied whole or not at all; what a crash can leave besides the index
+// is data and stray files.
 func TestCrashBeforeRecord(t *testing.T) {
 	v1, v2 := stamp(1, "w"), stamp(2, "w")
 	cases := []struct {
 		name  string
 		crash func(t *testing.T, s *Store, objDir string)
 	}{
-		{"record temp file never renamed", func(t *testing.T, s *Store, objDir string) {
-			rec, _ := meta.MarshalObject(object("bkt", "k", v2, []byte("new")))
-			writeFile(t, filepath.Join(s.Dir(), ".tmp", "3b241101-e2bb-4255-8caf-4136c566a962"), rec)
+		{"staged file never committed", func(t *testing.T, s *Store, objDir string) {
+			writeFile(t, filepath.Join(s.Dir(), ".tmp", "3b241101-e2bb-4255-8caf-4136c566a962"), []byte("new"))
 		}},
-		{"stray temp file next to the record", func(t *testing.T, s *Store, objDir string) {
+		{"record file of the old layout next to the data", func(t *testing.T, s *Store, objDir string) {
+			// Left by a migration whose removal was not durable: the
+			// index is the record, the file is garbage.
 			rec, _ := meta.MarshalObject(object("bkt", "k", v2, []byte("new")))
-			writeFile(t, filepath.Join(objDir, "meta.tmp"), rec)
+			writeFile(t, filepath.Join(objDir, "meta"), rec)
 		}},
 		{"data placed, record not written", func(t *testing.T, s *Store, objDir string) {
 			dir := filepath.Join(objDir, dataDirName(v2))
@@ -62,6 +65,10 @@ func TestCrashBeforeRecord(t *testing.T) {
 			s.Close()
 			tc.crash(t, s, s.objDir("bkt", "k"))
 			s = openAt(t, s.Dir())
+			waitSweep(s)
+			if _, err := os.Stat(filepath.Join(s.objDir("bkt", "k"), "meta")); !errors.Is(err, os.ErrNotExist) {
+				t.Fatalf("stray record file survived the sweep: %v", err)
+			}
 			o, err := s.ReadMeta(ctx, "bkt", "k")
 			if err != nil || o.Stamp != v1 {
 				t.Fatalf("after crash: %v %+v", err, o)
@@ -91,6 +98,7 @@ func TestCrashBeforeFirstRecord(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(dir, "part.1"), []byte("x"))
 	s = reopen(t, s)
+	waitSweep(s)
 	if _, err := s.ReadMeta(ctx, "bkt", "k"); !errors.Is(err, meta.ErrNotFound) {
 		t.Fatalf("read meta: %v", err)
 	}
@@ -106,13 +114,17 @@ func TestCorruptRecords(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	flip := filepath.Join(s.objDir("bkt", "flip"), "meta")
-	b, _ := os.ReadFile(flip)
-	b[len(b)/2] ^= 0x40
-	writeFile(t, flip, b)
-	// A valid record under another key's hash dir is damage too.
-	good, _ := os.ReadFile(filepath.Join(s.objDir("bkt", "fine"), "meta"))
-	writeFile(t, filepath.Join(s.objDir("bkt", "moved"), "meta"), good)
+	damage(t, s, "bkt", "flip", func(n int) int { return n / 2 })
+	// A valid record under another key is damage too.
+	good, err := s.get(objKey("bkt", "fine"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := s.db.NewBatch()
+	b.Set(objKey("bkt", "moved"), good, nil)
+	if err := s.apply(b); err != nil {
+		t.Fatal(err)
+	}
 
 	for _, k := range []string{"flip", "moved"} {
 		if _, err := s.ReadMeta(ctx, "bkt", k); !errors.Is(err, meta.ErrCorrupt) {
@@ -120,7 +132,7 @@ func TestCorruptRecords(t *testing.T) {
 		}
 	}
 	s = reopen(t, s)
-	ents, err := s.List(ctx, "bkt", "", "", 0)
+	ents, err := s.List(ctx, "bkt", "", "", 0, "")
 	if err != nil || len(ents) != 1 || ents[0].Key != "fine" {
 		t.Fatalf("list after reopen: %v %+v", err, ents)
 	}
@@ -195,8 +207,8 @@ func exercise(t *testing.T, s *Store) {
 			if rc, _, err := s.OpenShard(ctx, b, k, stamp(1, "w"), 1, 0, -1); err == nil {
 				rc.Close()
 			}
-			s.List(ctx, b, "", "", 0)
-			s.List(ctx, b, "a", "", 2)
+			s.List(ctx, b, "", "", 0, "")
+			s.List(ctx, b, "a", "", 2, "")
 		}
 	}
 	s.ListBuckets(ctx)
@@ -219,18 +231,11 @@ func TestDiskGarbage(t *testing.T) {
 	mustMakeBucket(t, s, "bkt")
 	populate(t, s)
 	rng := rand.New(rand.NewPCG(1, 2))
-	err := filepath.Walk(s.Dir(), func(p string, fi os.FileInfo, err error) error {
-		if err != nil || !fi.Mode().IsRegular() {
-			return err
-		}
-		junk := make([]byte, rng.IntN(300))
-		for i := range junk {
-			junk[i] = byte(rng.Uint32())
-		}
-		return os.WriteFile(p, junk, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
+	// The files of the layout get garbage; the index's records get bit
+	// rot through the index (TestGarbageIndex covers its files).
+	fillWithJunk(t, s.Dir(), filepath.Join(s.Dir(), "index"), rng)
+	for _, k := range []string{"a", "b/c", "..", "日本"} {
+		damage(t, s, "bkt", k, func(n int) int { return rng.IntN(n) })
 	}
 	for _, k := range []string{"a", "b/c", "..", "日本"} {
 		if _, err := s.ReadMeta(ctx, "bkt", k); !errors.Is(err, meta.ErrCorrupt) {
@@ -258,6 +263,42 @@ func TestDiskGarbage(t *testing.T) {
 	}
 	if got, err := readShard(t, s, "fresh", "k", stamp(1, "w"), 1); err != nil || !bytes.Equal(got, []byte("ok")) {
 		t.Fatalf("read after garbage: %v", err)
+	}
+}
+
+// fillWithJunk overwrites every regular file under root, except under
+// the dir skip, with up to 300 random bytes.
+func fillWithJunk(t *testing.T, root, skip string, rng *rand.Rand) {
+	t.Helper()
+	err := filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && fi.IsDir() && p == skip {
+			return filepath.SkipDir
+		}
+		if err != nil || !fi.Mode().IsRegular() {
+			return err
+		}
+		junk := make([]byte, rng.IntN(300))
+		for i := range junk {
+			junk[i] = byte(rng.Uint32())
+		}
+		return os.WriteFile(p, junk, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestGarbageIndex: an index whose files hold garbage fails Open with an
+// error (the peer then reports its disk as failed); nothing panics.
+func TestGarbageIndex(t *testing.T) {
+	s := newStore(t)
+	populate(t, s)
+	s.Close()
+	rng := rand.New(rand.NewPCG(3, 4))
+	fillWithJunk(t, filepath.Join(s.Dir(), "index"), "", rng)
+	if s, err := Open(s.Dir(), DefaultConfig()); err == nil {
+		s.Close()
+		t.Fatal("open over a garbage index succeeded")
 	}
 }
 

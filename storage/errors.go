@@ -27,6 +27,11 @@ var (
 	ErrDiskFull = meta.ErrDiskFull
 	// ErrClosed reports a call on a closed Store.
 	ErrClosed = errors.New("store closed")
+	// ErrIndexFailed reports a store whose index hit an error it cannot
+	// go on from (a WAL write that failed, a full disk among the causes,
+	// which the error then also wraps as ErrDiskFull). Every later call
+	// fails with it; reopening the store recovers what was durable.
+	ErrIndexFailed = errors.New("index failed")
 )
 
 func invalid(format string, args ...any) error {

@@ -89,7 +89,7 @@ func TestList(t *testing.T) {
 	}
 	check := func(t *testing.T, s *Store) {
 		for _, tc := range cases {
-			got, err := s.List(ctx, "bkt", tc.prefix, tc.after, tc.limit)
+			got, err := s.List(ctx, "bkt", tc.prefix, tc.after, tc.limit, "")
 			if err != nil {
 				t.Fatalf("list %+v: %v", tc, err)
 			}
@@ -102,11 +102,27 @@ func TestList(t *testing.T) {
 					t.Fatalf("list %+v [%d]: %q deleted=%v, want %q", tc, j, e.Key, e.Deleted, want[j])
 				}
 			}
+			// With a delimiter: the unfolded listing, folded.
+			folded, err := s.List(ctx, "bkt", tc.prefix, tc.after, tc.limit, "/")
+			if err != nil {
+				t.Fatalf("list %+v folded: %v", tc, err)
+			}
+			scan := func(after string, n int) []meta.Entry {
+				es, err := s.List(ctx, "bkt", tc.prefix, after, n, "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				return es
+			}
+			wantFolded := meta.FoldEntries(scan, tc.prefix, "/", tc.after, listLimit(tc.limit))
+			if fmt.Sprint(folded) != fmt.Sprint(wantFolded) {
+				t.Fatalf("list %+v folded:\n got %v\nwant %v", tc, folded, wantFolded)
+			}
 		}
 		// Paging one entry at a time visits every key once, in order.
 		var paged []string
 		for after := ""; ; {
-			page, err := s.List(ctx, "bkt", "", after, 1)
+			page, err := s.List(ctx, "bkt", "", after, 1, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -126,32 +142,38 @@ func TestList(t *testing.T) {
 
 func TestListErrors(t *testing.T) {
 	s := newStore(t)
-	if _, err := s.List(ctx, "nope", "", "", 0); !errorsIs(err, meta.ErrBucketNotFound) {
+	if _, err := s.List(ctx, "nope", "", "", 0, ""); !errorsIs(err, meta.ErrBucketNotFound) {
 		t.Fatalf("missing bucket: %v", err)
 	}
-	if _, err := s.List(ctx, "../bkt", "", "", 0); !errorsIs(err, ErrInvalidArgument) {
+	if _, err := s.List(ctx, "../bkt", "", "", 0, ""); !errorsIs(err, ErrInvalidArgument) {
 		t.Fatalf("bad bucket: %v", err)
 	}
-	got, err := s.List(ctx, "bkt", "", "", 0)
+	got, err := s.List(ctx, "bkt", "", "", 0, "")
 	if err != nil || got == nil || len(got) != 0 {
 		t.Fatalf("empty bucket: %v %v", got, err)
 	}
 }
 
 func TestListLimitCap(t *testing.T) {
-	x := newIndex()
+	s := newStore(t)
+	var objs []*meta.Object
 	for i := 0; i < MaxListLimit+10; i++ {
-		x.put("b", meta.Entry{Key: fmt.Sprintf("%06d", i)})
+		objs = append(objs, inlined("bkt", fmt.Sprintf("%06d", i), stamp(1, "w"), []byte("x")))
 	}
-	if n := len(x.list("b", "", "", MaxListLimit*2)); n != MaxListLimit {
-		t.Fatalf("limit not capped: %d", n)
+	putRaw(t, s, objs...)
+	got, err := s.List(ctx, "bkt", "", "", MaxListLimit*2, "")
+	if err != nil || len(got) != MaxListLimit {
+		t.Fatalf("limit not capped: %d %v", len(got), err)
 	}
-	if n := x.live("b"); n != MaxListLimit+10 {
+	if n := s.LiveObjects(); n != MaxListLimit+10 {
 		t.Fatalf("live %d", n)
 	}
-	x.put("b", meta.Entry{Key: "000000", Deleted: true})
-	x.put("b", meta.Entry{Key: "000000", Deleted: true})
-	if n := x.live("b"); n != MaxListLimit+9 {
+	for range 2 {
+		if err := s.Commit(ctx, object("bkt", "000000", stamp(2, "w")), nil); err != nil && !errorsIs(err, meta.ErrStale) {
+			t.Fatal(err)
+		}
+	}
+	if n := s.LiveObjects(); n != MaxListLimit+9 {
 		t.Fatalf("live after tombstones %d", n)
 	}
 }

@@ -22,12 +22,7 @@ var ctx = context.Background()
 
 func openAt(t *testing.T, dir string) *Store {
 	t.Helper()
-	s, err := Open(dir, DefaultConfig())
-	if err != nil {
-		t.Fatalf("open %s: %v", dir, err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	return openWith(t, dir, DefaultConfig())
 }
 
 // newStore opens a store in a fresh dir with bucket "bkt".
@@ -123,9 +118,14 @@ func dataDirs(t *testing.T, s *Store, bucket, key string) []string {
 	return out
 }
 
-// reapAll removes every retired data dir, as the reaper does once their
-// grace periods have passed.
-func reapAll(s *Store) { s.reapDue(s.now().Add(s.grace + time.Second)) }
+// settle settles version st of bucket/key, as a gateway does once the
+// version is on a write quorum.
+func settle(t *testing.T, s *Store, bucket, key string, st meta.Stamp) {
+	t.Helper()
+	if err := s.Settle(ctx, bucket, key, st); err != nil {
+		t.Fatalf("settle %s/%s %v: %v", bucket, key, st, err)
+	}
+}
 
 func tmpEntries(t *testing.T, s *Store) int {
 	t.Helper()

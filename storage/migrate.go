@@ -16,9 +16,11 @@ import (
 // A newer record fails with meta.ErrStale, a missing one with
 // meta.ErrNotFound.
 func (s *Store) Relabel(ctx context.Context, o *meta.Object) error {
-	if err := s.check(ctx); err != nil {
+	leave, err := s.enter(ctx)
+	if err != nil {
 		return err
 	}
+	defer leave()
 	if o == nil {
 		return invalid("nil object")
 	}
@@ -27,7 +29,7 @@ func (s *Store) Relabel(ctx context.Context, o *meta.Object) error {
 	}
 	unlock := s.lockKey(o.Bucket, o.Key)
 	defer unlock()
-	cur, err := s.readObject(o.Bucket, o.Key)
+	curVal, cur, err := s.readHead(o.Bucket, o.Key)
 	if err != nil {
 		return fmt.Errorf("relabel: %w", err)
 	}
@@ -40,11 +42,14 @@ func (s *Store) Relabel(ctx context.Context, o *meta.Object) error {
 	}
 	rec := *o
 	rec.Inline = cur.Inline
-	b, err := meta.MarshalObject(&rec)
-	if err != nil {
-		return err
+	// The kept list stays as it is: the version is the same.
+	keep := keepPlan{}
+	if valueHasKept(curVal) {
+		if keep.list, err = s.readKept(o.Bucket, o.Key); err != nil {
+			return fmt.Errorf("relabel %s/%s: %w", o.Bucket, o.Key, err)
+		}
 	}
-	if err := s.writeRecord(s.objDir(o.Bucket, o.Key), "meta", b); err != nil {
+	if err := s.putRecord(&rec, cur, keep); err != nil {
 		return fmt.Errorf("relabel %s/%s: %w", o.Bucket, o.Key, err)
 	}
 	return nil
@@ -55,9 +60,11 @@ func (s *Store) Relabel(ctx context.Context, o *meta.Object) error {
 // and its copy has been moved. A newer record fails with meta.ErrStale and
 // stays; no record is meta.ErrNotFound.
 func (s *Store) DropVersion(ctx context.Context, bucket, key string, st meta.Stamp) error {
-	if err := s.check(ctx); err != nil {
+	leave, err := s.enter(ctx)
+	if err != nil {
 		return err
 	}
+	defer leave()
 	if err := checkBucketKey(bucket, key); err != nil {
 		return err
 	}
@@ -70,21 +77,20 @@ func (s *Store) DropVersion(ctx context.Context, bucket, key string, st meta.Sta
 	if cur != nil && cur.Stamp != st {
 		return fmt.Errorf("drop %s/%s %v: holds %v: %w", bucket, key, st, cur.Stamp, meta.ErrStale)
 	}
-	if err := s.removeTree(s.objDir(bucket, key)); err != nil {
+	// The record goes first, so that nothing points at the data when it
+	// goes; a crash in between leaves a dir the sweep collects.
+	b := s.db.NewBatch()
+	b.Delete(objKey(bucket, key), nil)
+	b.Delete(keptKey(bucket, key), nil)
+	b.Delete(hashKey(bucket, keyHash(key)), nil)
+	if d := liveDelta(cur, nil); d != 0 {
+		b.Merge(countKey(bucket), delta(d), nil)
+	}
+	if err := s.apply(b); err != nil {
 		return fmt.Errorf("drop %s/%s: %w", bucket, key, err)
 	}
-	s.idx.remove(bucket, key)
-	return nil
-}
-
-// LiveObjects is the number of live (not deleted) objects the store holds
-// a copy of, across buckets.
-func (s *Store) LiveObjects() int64 {
-	s.idx.mu.RLock()
-	defer s.idx.mu.RUnlock()
-	var n int64
-	for _, bi := range s.idx.b {
-		n += int64(bi.live)
+	if err := s.removeTree(s.objDir(bucket, key)); err != nil && !isNotExist(err) {
+		return fmt.Errorf("drop %s/%s: %w", bucket, key, err)
 	}
-	return n
+	return nil
 }

@@ -67,7 +67,7 @@ func TestBadNamesTouchNothing(t *testing.T) {
 		}
 		_, calls["stat"] = s.StatBucket(ctx, b)
 		_, calls["meta"] = s.ReadMeta(ctx, b, "k")
-		_, calls["list"] = s.List(ctx, b, "", "", 0)
+		_, calls["list"] = s.List(ctx, b, "", "", 0, "")
 		_, calls["get upload"] = s.GetUpload(ctx, b, "k", "u")
 		_, _, calls["shard"] = s.OpenShard(ctx, b, "k", stamp(1, "w"), 1, 0, -1)
 		for name, err := range calls {

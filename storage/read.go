@@ -30,18 +30,8 @@ func readObjectFile(bucket, path string) (*meta.Object, error) {
 // readObject returns the current record of a key: meta.ErrNotFound when
 // there is none, an error wrapping meta.ErrCorrupt when it is damaged.
 func (s *Store) readObject(bucket, key string) (*meta.Object, error) {
-	path := filepath.Join(s.objDir(bucket, key), "meta")
-	o, err := readObjectFile(bucket, path)
-	if isNotExist(err) {
-		return nil, fmt.Errorf("read meta %s/%s: %w", bucket, key, meta.ErrNotFound)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read meta %s/%s: %w", bucket, key, err)
-	}
-	if o.Key != key {
-		return nil, fmt.Errorf("read meta %s/%s: %w: record holds another key", bucket, key, meta.ErrCorrupt)
-	}
-	return o, nil
+	_, o, err := s.readRecord(bucket, key)
+	return o, err
 }
 
 // ReadMeta returns the key's record, tombstones included, with Inline
@@ -49,9 +39,11 @@ func (s *Store) readObject(bucket, key string) (*meta.Object, error) {
 // holds no record and with an error wrapping meta.ErrCorrupt when the record
 // is damaged (callers treat that copy as missing).
 func (s *Store) ReadMeta(ctx context.Context, bucket, key string) (*meta.Object, error) {
-	if err := s.check(ctx); err != nil {
+	leave, err := s.enter(ctx)
+	if err != nil {
 		return nil, err
 	}
+	defer leave()
 	if err := checkBucketKey(bucket, key); err != nil {
 		return nil, err
 	}
@@ -116,16 +108,64 @@ func (r *shardReader) Close() error { return r.f.Close() }
 
 // List returns up to limit entries (DefaultListLimit when limit <= 0, at
 // most MaxListLimit) with key > after and the given prefix, sorted by key,
-// tombstones included. It serves from memory.
-func (s *Store) List(ctx context.Context, bucket, prefix, after string, limit int) ([]meta.Entry, error) {
-	if err := s.check(ctx); err != nil {
+// tombstones included. It iterates the index from the first key it can
+// return: its cost follows the entries returned, not the bucket's size.
+// With a delimiter it folds each common prefix as meta.FoldEntries does,
+// seeking past the keys under it.
+func (s *Store) List(ctx context.Context, bucket, prefix, after string, limit int, delimiter string) ([]meta.Entry, error) {
+	leave, err := s.enterBucket(ctx, bucket)
+	if err != nil {
 		return nil, err
 	}
+	defer leave()
+	if delimiter == "" {
+		return s.list(bucket, prefix, after, limit)
+	}
+	c, err := s.openCursor(bucket, prefix, false)
+	if err != nil {
+		return nil, err
+	}
+	defer c.close()
+	var serr error
+	scan := func(after string, n int) []meta.Entry {
+		es, err := c.scan(after, n)
+		if err != nil && serr == nil {
+			serr = err
+		}
+		return es
+	}
+	es := meta.FoldEntries(scan, prefix, delimiter, after, listLimit(limit))
+	if serr != nil {
+		return nil, serr
+	}
+	return es, nil
+}
+
+// enterBucket is enter for a call on an existing bucket.
+func (s *Store) enterBucket(ctx context.Context, bucket string) (leave func(), err error) {
 	if !ValidBucket(bucket) {
 		return nil, invalid("bucket name %q", bucket)
 	}
-	if err := s.requireBucket(bucket); err != nil {
+	if leave, err = s.enter(ctx); err != nil {
 		return nil, err
 	}
-	return s.idx.list(bucket, prefix, after, limit), nil
+	if err := s.requireBucket(bucket); err != nil {
+		leave()
+		return nil, err
+	}
+	return leave, nil
+}
+
+// ListRecords is List without a prefix for the scrubber, which must also
+// find the records that no longer read: a damaged record is returned as
+// an Entry holding only its key (zero stamp), so that the scrubber's
+// ReadMeta reports it (meta.ErrCorrupt) and repair can rewrite it. List
+// leaves damaged records out, since a listing shows them to clients.
+func (s *Store) ListRecords(ctx context.Context, bucket, after string, limit int) ([]meta.Entry, error) {
+	leave, err := s.enterBucket(ctx, bucket)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
+	return s.listWith(bucket, "", after, limit, true)
 }

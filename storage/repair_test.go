@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cockroachdb/pebble/v2"
+
 	"tessera/meta"
 )
 
@@ -79,5 +81,38 @@ func TestRepairCommitFillsMissingCopy(t *testing.T) {
 	_, files, err := Inspect(s.Dir(), "bkt", "big")
 	if err != nil || len(files) != 2 || files[0].Size != 3 || files[1].Size != -1 {
 		t.Fatalf("inspect: %+v %v", files, err)
+	}
+}
+
+// TestInspectWithoutStore: Inspect reads a closed store's index itself,
+// and, for an index another process holds open, a copy of it.
+func TestInspectWithoutStore(t *testing.T) {
+	s := newStore(t)
+	if err := put(t, s, "bkt", "k", stamp(1, "w"), []byte("data")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Commit(ctx, inlined("bkt", "in", stamp(2, "w"), []byte("i")), nil); err != nil {
+		t.Fatal(err)
+	}
+	// As if another process held it: the copy path, with the store open.
+	var o *meta.Object
+	err := readCopy(filepath.Join(s.Dir(), "index"), func(r pebble.Reader) error {
+		var err error
+		o, err = readRecordIn(r, "bkt", "in")
+		return err
+	})
+	if err != nil || o.Stamp != stamp(2, "w") {
+		t.Fatalf("inspect a copy of an open index: %v %+v", err, o)
+	}
+	s.Close()
+	o, files, err := Inspect(s.Dir(), "bkt", "k")
+	if err != nil || o.Stamp != stamp(1, "w") || len(files) != 1 || files[0].Size != 4 {
+		t.Fatalf("inspect a closed store: %v %+v %+v", err, o, files)
+	}
+	if _, _, err := Inspect(s.Dir(), "bkt", "absent"); !errorsIs(err, meta.ErrNotFound) {
+		t.Fatalf("absent: %v", err)
+	}
+	if n, err := CountRecords(s.Dir()); err != nil || n != 2 {
+		t.Fatalf("count records: %d %v", n, err)
 	}
 }

@@ -34,9 +34,15 @@ const DefaultRetireGrace = 2 * time.Minute
 // object. A read that opens a part later than the grace period after
 // resolving can still find it gone.
 //
+// Replaced data is held for space as long as that: a sustained overwrite
+// load keeps its write rate times the grace period on disk. So while free
+// space is short (underPressure) the reaper removes every retired dir at
+// once, and a write about to be refused for space removes them first.
+//
 // The list of retired dirs lives in memory. A crash or Close leaves them
-// in their object dirs, where Open removes every data dir the record does
-// not name; nothing retired outlives a restart.
+// in their object dirs, where the sweep that runs after the next Open
+// removes every data dir the record does not name (sweep.go); nothing
+// retired outlives the sweep after a restart.
 
 // retiredDir is one data dir waiting for its grace period to end.
 type retiredDir struct {
@@ -83,17 +89,25 @@ func (s *Store) retire(bucket, key, name string) {
 	}
 }
 
-// runReaper removes retired dirs as they fall due until Close.
+// pressureCheck is how often the reaper checks free space while dirs
+// wait in its queue (underPressure).
+const pressureCheck = time.Second
+
+// runReaper removes retired dirs as they fall due until Close, and all of
+// them at once while free space is short.
 func (s *Store) runReaper() {
 	r := s.reaper
 	defer close(r.done)
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
+		if s.retiredCount() > 0 && s.underPressure() {
+			s.reapAll()
+		}
 		next, ok := s.reapDue(s.now())
 		wait := time.Hour
 		if ok {
-			wait = max(next.Sub(s.now()), time.Millisecond)
+			wait = min(max(next.Sub(s.now()), time.Millisecond), pressureCheck)
 		}
 		timer.Reset(wait)
 		select {
@@ -106,7 +120,7 @@ func (s *Store) runReaper() {
 }
 
 // stopReaper ends runReaper and waits for it; what is still queued stays
-// on disk for the next Open to remove.
+// on disk for the sweep after the next Open to remove.
 func (s *Store) stopReaper() {
 	s.reaper.once.Do(func() { close(s.reaper.stop) })
 	<-s.reaper.done
@@ -134,6 +148,9 @@ func (s *Store) reapDue(now time.Time) (next time.Time, ok bool) {
 	}
 }
 
+// reapAll removes every retired dir now, due or not.
+func (s *Store) reapAll() { s.reapDue(s.now().Add(s.grace + time.Hour)) }
+
 // retiredCount is the number of dirs waiting for removal.
 func (s *Store) retiredCount() int {
 	s.reaper.mu.Lock()
@@ -150,10 +167,14 @@ func (s *Store) retiredCount() int {
 func (s *Store) reap(d retiredDir) {
 	log := s.log.With().Str("bucket", d.bucket).Str("key", d.key).Logger()
 	unlock := s.lockKey(d.bucket, d.key)
-	cur, err := s.readObject(d.bucket, d.key)
+	v, cur, err := s.readHead(d.bucket, d.key)
 	if err == nil && hasData(cur) && dataDirName(cur.Stamp) == d.name {
 		unlock()
 		return
+	}
+	if kept := s.keptDirs(d.bucket, d.key, v); kept == nil || kept[d.name] {
+		unlock()
+		return // a kept version still names it, or may
 	}
 	hidden := s.stagedPath(uuid.NewString())
 	err = os.Rename(filepath.Join(s.objDir(d.bucket, d.key), d.name), hidden)

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"os"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -32,18 +30,31 @@ func (c *fakeClock) advance(d time.Duration) time.Time { return time.Unix(0, c.n
 // bucket "bkt".
 func newStoreAt(t *testing.T, grace time.Duration, now func() time.Time) *Store {
 	t.Helper()
-	s, err := Open(t.TempDir(), Config{Logger: DefaultConfig().Logger, RetireGrace: grace, Now: now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := openWith(t, t.TempDir(), Config{Logger: DefaultConfig().Logger, RetireGrace: grace, Now: now})
 	mustMakeBucket(t, s, "bkt")
 	return s
 }
 
+// newStoreIn opens the store in dir again with the given grace period.
+func newStoreIn(t *testing.T, dir string, grace time.Duration) *Store {
+	t.Helper()
+	return openWith(t, dir, Config{Logger: DefaultConfig().Logger, RetireGrace: grace})
+}
+
+func openWith(t *testing.T, dir string, cfg Config) *Store {
+	t.Helper()
+	s, err := Open(dir, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
 // TestReplacedDataOutlivesCommit: whatever replaces a version with shard
-// files, the old version's shards stay readable for the grace period and
-// are gone after it, leaving only what the new record names.
+// files, the old version's shards stay readable once the new one is
+// settled, for the grace period, and are gone after it, leaving only what
+// the new record names.
 func TestReplacedDataOutlivesCommit(t *testing.T) {
 	old, next := stamp(100, "a"), stamp(200, "a")
 	cases := []struct {
@@ -71,6 +82,7 @@ func TestReplacedDataOutlivesCommit(t *testing.T) {
 			if err := tc.replace(t, s); err != nil {
 				t.Fatal(err)
 			}
+			settle(t, s, "bkt", "k", next)
 			for part, want := range map[int][]byte{1: payload(old), 2: []byte("part two")} {
 				if got, err := readShard(t, s, "bkt", "k", old, part); err != nil || !bytes.Equal(got, want) {
 					t.Fatalf("replaced version, part %d, right after the commit: %v (%d bytes)", part, err, len(got))
@@ -106,6 +118,7 @@ func TestReaperRuns(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	settle(t, s, "bkt", "k", b)
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		_, err := readShard(t, s, "bkt", "k", a, 1)
@@ -123,7 +136,7 @@ func TestReaperRuns(t *testing.T) {
 }
 
 // TestRetireNegativeGrace: a negative grace period removes replaced data
-// in the commit, as before retirement existed.
+// as soon as the new version is settled, as before retirement existed.
 func TestRetireNegativeGrace(t *testing.T) {
 	s := newStoreAt(t, -1, nil)
 	a, b := stamp(1, "w"), stamp(2, "w")
@@ -132,6 +145,7 @@ func TestRetireNegativeGrace(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	settle(t, s, "bkt", "k", b)
 	if _, err := readShard(t, s, "bkt", "k", a, 1); !errors.Is(err, meta.ErrNotFound) {
 		t.Fatalf("replaced version: %v, want not found", err)
 	}
@@ -152,9 +166,7 @@ func TestReapSparesReinstalledDir(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(s.objDir("bkt", "k"), "meta"), []byte("garbage"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	damage(t, s, "bkt", "k", func(n int) int { return n / 2 })
 	if err := put(t, s, "bkt", "k", a, payload(a)); err != nil {
 		t.Fatalf("recommit over a damaged record: %v", err)
 	}
@@ -175,10 +187,12 @@ func TestRetiredDirsGoneAfterRestart(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	settle(t, s, "bkt", "k", b)
 	if d := dataDirs(t, s, "bkt", "k"); len(d) != 2 {
 		t.Fatalf("data dirs before restart %v, want both versions", d)
 	}
 	s = reopen(t, s)
+	waitSweep(s)
 	if d := dataDirs(t, s, "bkt", "k"); len(d) != 1 || d[0] != dataDirName(b) {
 		t.Fatalf("data dirs after restart %v, want only %s", d, dataDirName(b))
 	}
@@ -203,7 +217,7 @@ func TestOpenShardSurvivesReap(t *testing.T) {
 	if err := put(t, s, "bkt", "k", b, payload(b)); err != nil {
 		t.Fatal(err)
 	}
-	reapAll(s)
+	s.reapAll()
 	if got, err := io.ReadAll(rc); err != nil || !bytes.Equal(got, payload(a)) {
 		t.Fatalf("open shard after the reap: %v (%d bytes)", err, len(got))
 	}

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"tessera/meta"
 )
 
 func TestReserve(t *testing.T) {
@@ -89,4 +92,51 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += n
 	return n, err
+}
+
+// TestReplacedDataGivesWayToWrites: versions replaced and settled wait out
+// their grace period on disk, but not at the cost of writes: with free
+// space short the reaper removes them at once, and a write that would be
+// refused for lack of space first removes them.
+func TestReplacedDataGivesWayToWrites(t *testing.T) {
+	const capacity = 100 << 30
+	var free atomic.Uint64
+	free.Store(capacity / 2)
+	cfg := Config{Logger: DefaultConfig().Logger, RetireGrace: time.Hour,
+		statfs: func() (uint64, uint64, error) { return capacity, free.Load(), nil }}
+	s := openWith(t, t.TempDir(), cfg)
+	mustMakeBucket(t, s, "bkt")
+	replace := func(key string, a, b meta.Stamp) {
+		t.Helper()
+		for _, st := range []meta.Stamp{a, b} {
+			if err := put(t, s, "bkt", key, st, payload(st)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		settle(t, s, "bkt", key, b)
+		if _, err := readShard(t, s, "bkt", key, a, 1); err != nil {
+			t.Fatalf("replaced version of %s within its grace: %v", key, err)
+		}
+	}
+	replace("short", stamp(1, "w"), stamp(2, "w"))
+	free.Store(capacity / 30) // under 5 %: the reaper's own check
+	deadline := time.Now().Add(10 * time.Second)
+	for s.retiredCount() > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the reaper left replaced data in place with free space short")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	free.Store(capacity / 2)
+	replace("full", stamp(3, "w"), stamp(4, "w"))
+	free.Store(Reserve(capacity) / 2) // full: a stage first reaps
+	if _, err := s.StageShard(ctx, bytes.NewReader([]byte("x"))); !errors.Is(err, ErrDiskFull) {
+		t.Fatalf("stage on a full disk: %v, want ErrDiskFull", err)
+	}
+	if n := s.retiredCount(); n != 0 {
+		t.Fatalf("%d replaced dirs still queued after a write was refused for space", n)
+	}
+	if _, err := readShard(t, s, "bkt", "full", stamp(3, "w"), 1); !errors.Is(err, meta.ErrNotFound) {
+		t.Fatalf("replaced version after the refusal: %v, want not found", err)
+	}
 }

@@ -6,25 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 )
-
-var copyBufs = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
-
-// ctxReader stops a copy once ctx ends, so an abandoned upload does not
-// keep writing.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
-}
 
 // StageShard streams r into a new file in the staging area and fsyncs it.
 // The returned id names the file in a later Commit or CommitPart. On any
@@ -41,14 +24,9 @@ func (s *Store) StageShard(ctx context.Context, r io.Reader) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("stage shard: %w", err)
 	}
-	buf := copyBufs.Get().(*[]byte)
-	// Only f's Write: *os.File's ReadFrom would ignore buf and copy a
-	// request body or pipe in 32 KiB writes, eight syscalls per shard
-	// block.
-	n, err := io.CopyBuffer(struct{ io.Writer }{f}, ctxReader{ctx, r}, *buf)
-	copyBufs.Put(buf)
+	n, err := writeStaged(ctx, f, r)
 	if err == nil {
-		err = f.Sync()
+		err = syncFile(f)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr

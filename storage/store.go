@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/google/uuid"
 	"github.com/rs/zerolog"
 )
@@ -25,6 +27,19 @@ type Config struct {
 	RetireGrace time.Duration
 	// Now is the reaper's clock (time.Now).
 	Now func() time.Time
+	// CacheSize is the index's block cache in bytes (zero:
+	// DefaultCacheSize). With pebble's memtables (two of 4 MiB at most
+	// in flight) it bounds the index's memory whatever the object count.
+	CacheSize int64
+	// Cache, when set, is the index's block cache instead, shared with
+	// the other stores given it (CacheSize is then ignored).
+	Cache *IndexCache
+
+	// fs replaces the filesystem of the index (tests: a crashable one).
+	fs vfs.FS
+	// statfs replaces the filesystem's capacity and free bytes (tests: a
+	// disk filling up).
+	statfs func() (capacity, free uint64, err error)
 }
 
 // DefaultConfig returns a Config that logs nothing.
@@ -32,8 +47,9 @@ func DefaultConfig() Config { return Config{Logger: zerolog.Nop()} }
 
 const lockStripes = 256
 
-// Store is one peer's data directory. Open it once per directory: two
-// Stores on one directory would not share their locks or index.
+// Store is one peer's data directory. Open it once per directory: the
+// index refuses a second Open while the first is open (pebble locks it),
+// and two Stores would not share their key locks anyway.
 type Store struct {
 	dir        string
 	tmpDir     string
@@ -44,7 +60,23 @@ type Store struct {
 	// writes inside a bucket: writers hold it shared, bucket ops exclusive.
 	bmu   sync.RWMutex
 	locks [lockStripes]sync.Mutex
-	idx   *index
+	// db is the index (db.go): object records and the live counts.
+	// dbmu is held shared by every call that uses it and exclusively
+	// by Close, which closes it.
+	db   *pebble.DB
+	dbmu sync.RWMutex
+	// failed holds pebble's fatal error once a commit hit one: every
+	// later call fails with it (ErrIndexFailed), and Close leaves the
+	// broken database to the process's end.
+	failed atomic.Pointer[fatalError]
+	// gen numbers record writes (StatRecord); it starts at the clock so
+	// that numbers stay unique across restarts.
+	gen atomic.Uint64
+	// sweep collects the leftovers of crashed commits (sweep.go).
+	sweep *sweeper
+	// fresh holds the dirs created whose entries are not yet durable
+	// (see syncBatch).
+	fresh sync.Map
 
 	grace  time.Duration
 	now    func() time.Time
@@ -57,11 +89,16 @@ type Store struct {
 	// fullFree the free bytes statfs reported then.
 	fullAt   atomic.Int64
 	fullFree atomic.Uint64
+	statfs   func() (capacity, free uint64, err error) // Config.statfs
 }
 
 // Open opens (creating if needed) the store in dir, wipes its staging area
-// and rebuilds the key index by reading every object record. Damaged
-// records are logged and skipped; Open fails only when dir itself is unusable.
+// and opens the index in DIR/index. It reads no object record, so its time
+// does not grow with the object count; the one exception is the first
+// Open of a store in the old layout (a record file per object), which
+// moves those records into the index (migrate_layout.go). Leftovers of
+// crashed commits are collected by a sweep in the background (sweep.go).
+// Open fails when dir or the index is unusable.
 func Open(dir string, cfg Config) (*Store, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -72,11 +109,12 @@ func Open(dir string, cfg Config) (*Store, error) {
 		tmpDir:     filepath.Join(abs, ".tmp"),
 		bucketsDir: filepath.Join(abs, "buckets"),
 		log:        cfg.Logger.With().Str("component", "storage").Str("dir", abs).Logger(),
-		idx:        newIndex(),
+		sweep:      newSweeper(),
 		grace:      cfg.RetireGrace,
 		now:        cfg.Now,
 		reaper:     newReaper(),
 		afterFunc:  func(d time.Duration, f func()) { time.AfterFunc(d, f) },
+		statfs:     cfg.statfs,
 	}
 	if s.grace == 0 {
 		s.grace = DefaultRetireGrace
@@ -97,20 +135,64 @@ func Open(dir string, cfg Config) (*Store, error) {
 			return nil, ioErr("open store", err)
 		}
 	}
+	// This run treats every dir it finds as durable (nothing is fresh at
+	// start), but a previous run may have stopped between a mkdir and its
+	// flush: one syncfs makes all it left durable before anything builds
+	// on it.
+	if err := syncFS(abs); err != nil {
+		return nil, err
+	}
 	start := time.Now()
-	n := s.loadIndex()
-	s.log.Info().Int("objects", n).Dur("dur", time.Since(start)).Msg("store opened")
+	if s.db, err = openDB(filepath.Join(abs, "index"), cfg, s.log); err != nil {
+		return nil, err
+	}
+	s.gen.Store(uint64(time.Now().UnixNano()))
+	n, err := s.migrateLayout()
+	if err != nil {
+		s.db.Close()
+		return nil, err
+	}
+	s.log.Info().Int64("objects", s.LiveObjects()).Int("migrated", n).Dur("dur", time.Since(start)).Msg("store opened")
 	go s.runReaper()
+	go s.runSweep()
+	openStores.Lock()
+	openStores.m[abs] = s
+	openStores.Unlock()
 	return s, nil
 }
 
-// Close makes every later call fail with ErrClosed and stops the removal
-// of retired versions (the next Open removes what is left). It does not
-// wait for calls in flight; nothing is buffered, so there is nothing to
-// flush. Safe to call more than once.
+// Close makes every later call fail with ErrClosed, stops the removal of
+// retired versions and the sweep (the next Open's sweep removes what is
+// left), waits for the calls in flight that use the index and closes it.
+// Every acknowledged write is already durable. Safe to call more than once.
 func (s *Store) Close() error {
 	s.closed.Store(true)
+	openStores.Lock()
+	if openStores.m[s.dir] == s {
+		delete(openStores.m, s.dir)
+	}
+	openStores.Unlock()
 	s.stopReaper()
+	s.stopSweep()
+	s.dbmu.Lock()
+	defer s.dbmu.Unlock()
+	if s.db == nil {
+		return nil
+	}
+	if fe := s.failed.Load(); fe != nil {
+		// Pebble may report the broken pipeline again while closing.
+		func() {
+			defer func() { recover() }()
+			s.db.Close()
+		}()
+		s.db = nil
+		return fmt.Errorf("close index: %w: %w", ErrIndexFailed, fe)
+	}
+	err := s.db.Close()
+	s.db = nil
+	if err != nil {
+		return fmt.Errorf("close index: %w", err)
+	}
 	return nil
 }
 
@@ -120,6 +202,9 @@ func (s *Store) Dir() string { return s.dir }
 // Stat reports the filesystem's capacity and the bytes available to this
 // process, for gossip.
 func (s *Store) Stat() (capacity, free uint64, err error) {
+	if s.statfs != nil {
+		return s.statfs()
+	}
 	var st syscall.Statfs_t
 	if err := syscall.Statfs(s.dir, &st); err != nil {
 		return 0, 0, fmt.Errorf("statfs %s: %w", s.dir, err)
@@ -135,13 +220,36 @@ func (s *Store) check(ctx context.Context) error {
 	return ctx.Err()
 }
 
+// enter is check for calls that use the index: it holds Close off until
+// the returned func is called.
+func (s *Store) enter(ctx context.Context) (func(), error) {
+	s.dbmu.RLock()
+	if s.db == nil || s.closed.Load() {
+		s.dbmu.RUnlock()
+		return nil, ErrClosed
+	}
+	if fe := s.failed.Load(); fe != nil {
+		s.dbmu.RUnlock()
+		return nil, ioErr("store", fmt.Errorf("%w: %w", ErrIndexFailed, fe))
+	}
+	if err := ctx.Err(); err != nil {
+		s.dbmu.RUnlock()
+		return nil, err
+	}
+	return s.dbmu.RUnlock, nil
+}
+
 // lockKey takes the bucket lock shared and the key's stripe; the returned
 // func releases both.
-func (s *Store) lockKey(bucket, key string) func() {
+func (s *Store) lockKey(bucket, key string) func() { return s.lockHash(bucket, keyHash(key)) }
+
+// lockHash is lockKey by the key's hash, which names its object dir: the
+// sweep, walking dirs, locks a key it does not know yet.
+func (s *Store) lockHash(bucket, hash string) func() {
 	h := fnv.New32a()
 	h.Write([]byte(bucket))
 	h.Write([]byte{0})
-	h.Write([]byte(key))
+	h.Write([]byte(hash))
 	mu := &s.locks[h.Sum32()%lockStripes]
 	s.bmu.RLock()
 	mu.Lock()
@@ -186,17 +294,22 @@ func (s *Store) createTmp() (*os.File, string, error) {
 	return f, id, nil
 }
 
-// writeRecord durably replaces dir/name with data: temp file, fsync,
-// rename, fsync dir. A crash leaves the old file or the new one.
-func (s *Store) writeRecord(dir, name string, data []byte) error {
-	_, err := s.replaceRecord(dir, name, data)
+// writeRecord durably replaces dir/name with data: temp file, sync,
+// rename, sync dir. A crash leaves the old file or the new one. b (nil: a
+// fresh batch) holds earlier changes the record depends on: its first
+// flush makes them durable along with the temp file, before the rename.
+func (s *Store) writeRecord(dir, name string, data []byte, b *syncBatch) error {
+	_, err := s.replaceRecord(dir, name, data, b)
 	return err
 }
 
 // replaceRecord is writeRecord that also reports whether the new file
-// became visible: after a failed dir fsync it has, and the caller must not
+// became visible: after a failed dir sync it has, and the caller must not
 // undo what the new record points at.
-func (s *Store) replaceRecord(dir, name string, data []byte) (visible bool, err error) {
+func (s *Store) replaceRecord(dir, name string, data []byte, b *syncBatch) (visible bool, err error) {
+	if b == nil {
+		b = s.batch()
+	}
 	f, id, err := s.createTmp()
 	if err != nil {
 		return false, err
@@ -204,7 +317,8 @@ func (s *Store) replaceRecord(dir, name string, data []byte) (visible bool, err 
 	tmp := s.stagedPath(id)
 	_, err = f.Write(data)
 	if err == nil {
-		err = f.Sync()
+		b.addFile(f)
+		err = b.flush()
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -216,7 +330,8 @@ func (s *Store) replaceRecord(dir, name string, data []byte) (visible bool, err 
 		os.Remove(tmp)
 		return false, ioErr("write record "+name, err)
 	}
-	return true, syncDir(dir)
+	b.add(dir)
+	return true, b.flush()
 }
 
 // removeTree moves dir into the staging area (atomically hiding it) and
@@ -224,10 +339,12 @@ func (s *Store) replaceRecord(dir, name string, data []byte) (visible bool, err 
 // which Open wipes.
 func (s *Store) removeTree(dir string) error {
 	hidden := s.stagedPath(uuid.NewString())
+	b := s.batch()
 	if err := os.Rename(dir, hidden); err != nil {
 		return ioErr("hide "+dir, err)
 	}
-	if err := syncDir(filepath.Dir(dir)); err != nil {
+	b.add(filepath.Dir(dir))
+	if err := b.flush(); err != nil {
 		return err
 	}
 	if err := os.RemoveAll(hidden); err != nil {

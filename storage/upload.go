@@ -52,10 +52,11 @@ func (s *Store) PutUpload(ctx context.Context, u *meta.Upload) error {
 		return err
 	}
 	dir := s.uploadDir(u.Bucket, u.Key, u.UploadID)
-	if err := mkdirs(s.dir, dir); err != nil {
+	b := s.batch()
+	if err := mkdirs(s.dir, dir, b); err != nil {
 		return fmt.Errorf("put upload %s: %w", u.UploadID, err)
 	}
-	if err := s.writeRecord(dir, uploadMetaName, data); err != nil {
+	if err := s.writeRecord(dir, uploadMetaName, data, b); err != nil {
 		return fmt.Errorf("put upload %s: %w", u.UploadID, err)
 	}
 	return nil
@@ -169,19 +170,20 @@ func (s *Store) commitPart(dir string, p meta.Part, tmpID string) error {
 	old, oldErr := readPartRecord(dir, p.Number)
 	file := partDataName(p.Number, tmpID)
 	staged := s.stagedPath(tmpID)
+	b := s.batch()
 	if err := place(staged, filepath.Join(dir, file)); isNotExist(err) {
 		return ErrStagedNotFound
 	} else if err != nil {
 		return err
 	}
-	if err := syncDir(dir); err != nil {
-		return err
-	}
+	// The link's entry becomes durable with the record's temp file, in
+	// the flush before the rename.
+	b.add(dir)
 	data, err := meta.Marshal(&partRecord{Part: p, File: file}, nil)
 	if err != nil {
 		return err
 	}
-	visible, err := s.replaceRecord(dir, partMetaName(p.Number), data)
+	visible, err := s.replaceRecord(dir, partMetaName(p.Number), data, b)
 	if !visible {
 		os.Remove(filepath.Join(dir, file))
 		return err
@@ -198,9 +200,11 @@ func (s *Store) commitPart(dir string, p meta.Part, tmpID string) error {
 // ETag differs), then removes the upload. On any failure, ErrStale
 // included, the upload is left as it was.
 func (s *Store) CompleteUpload(ctx context.Context, o *meta.Object, uploadID string) error {
-	if err := s.check(ctx); err != nil {
+	leave, err := s.enter(ctx)
+	if err != nil {
 		return err
 	}
+	defer leave()
 	if o == nil || !hasData(o) {
 		return invalid("completing an upload needs a record with data")
 	}

@@ -214,7 +214,7 @@ func TestDeleteBucket(t *testing.T) {
 			wantErr(t, "delete again", s.DeleteBucket(ctx, "bkt"), meta.ErrBucketNotFound)
 			// Recreated, it is empty: nothing of the old contents comes back.
 			mustMakeBucket(t, s, "bkt")
-			if ents, err := s.List(ctx, "bkt", "", "", 0); err != nil || len(ents) != 0 {
+			if ents, err := s.List(ctx, "bkt", "", "", 0, ""); err != nil || len(ents) != 0 {
 				t.Fatalf("recreated bucket lists %v %v", ents, err)
 			}
 			if ups, err := s.ListUploads(ctx, "bkt", ""); err != nil || len(ups) != 0 {

@@ -2,67 +2,56 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
-	"os"
-	"time"
-
-	"tessera/peer"
 )
 
-const adminUsage = `Usage:
-  tessera admin decommission PEER   drain a storage peer, then take it off the ring
-  tessera admin scrub [--endpoint HOST:PORT] [--wait 1h]
-                                    start a scrub pass on every peer now
+const adminUsage = `Usage: tessera admin COMMAND [flags]
 
-decommission: PEER is the peer's shard API address (host:port, its
---address). The cluster secret comes from TESSERA_CLUSTER_SECRET. The
-peer's data moves to the others while it keeps serving; once it holds
-nothing it leaves the ring and can be stopped.
+Commands, each through a gateway's authenticated admin API (--endpoint,
+default 127.0.0.1:9000, with TESSERA_ACCESS_KEY and TESSERA_SECRET_KEY):
+  status                    nodes, states, capacity, the ring epoch, whether data
+                            moves, repair, rebalance and scrub progress
+  layout [show]             the ring per peer (vnodes, share s, weight w, P = s/w)
+                            and the pending change
+  layout mode manual|auto   manual: joins, capacity changes and decommissions
+                            wait for 'layout apply'; auto (the default): they
+                            apply by themselves
+  layout apply              apply the pending change (manual mode)
+  decommission PEER         drain a peer (its ID, an ID prefix, or its shard API
+                            host:port), then take it off the ring
+  scrub                     start a deep scrub pass on every peer now
+  heal BUCKET[/PREFIX]      repair every object under the prefix now
+  info BUCKET               objects, bytes, storage classes and configuration
 
-scrub: every alive peer starts a pass now that reads and verifies every
-shard and record it holds (at its --scrub-rate); the gateways repair what
-fails. The call goes to a gateway's admin API (--endpoint, its S3
-address) with TESSERA_ACCESS_KEY and TESSERA_SECRET_KEY; --wait waits for
-every pass to finish and every finding to be repaired.
+Tables by default; --json for machines. Run 'tessera admin COMMAND --help'
+for a command's flags.
 `
 
 func runAdmin(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) > 0 && args[0] == "scrub" {
-		return runAdminScrub(ctx, args[1:], stdout)
-	}
-	if len(args) == 0 || args[0] != "decommission" {
+	if len(args) == 0 {
 		fmt.Fprint(stderr, adminUsage)
+		return errUsagePrinted
+	}
+	if run, ok := adminCommands[args[0]]; ok {
+		return run(ctx, args[1:], stdout)
+	}
+	switch args[0] {
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, adminUsage)
 		return flag.ErrHelp
 	}
-	fs := flag.NewFlagSet("admin decommission", flag.ContinueOnError)
-	timeout := fs.Duration("timeout", 30*time.Second, "how long to wait for the peer to answer")
-	pos, err := parseInterleaved(fs, args[1:])
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return errors.New("admin decommission: exactly one PEER address is required")
-	}
-	secret := os.Getenv("TESSERA_CLUSTER_SECRET")
-	if secret == "" {
-		return errors.New("admin: TESSERA_CLUSTER_SECRET must be set")
-	}
-	ctx, cancel := context.WithTimeout(ctx, *timeout)
-	defer cancel()
-	certs, err := peer.NewTLS([]byte(secret))
-	if err != nil {
-		return fmt.Errorf("admin decommission: %w", err)
-	}
-	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: certs.Client}}
-	c := peer.NewClient(peer.ClientConfig{BaseURL: "https://" + pos[0], Secret: []byte(secret), HTTP: hc})
-	defer c.CloseIdleConnections()
-	if err := c.Drain(ctx); err != nil {
-		return fmt.Errorf("admin decommission %s: %w", pos[0], err)
-	}
-	fmt.Fprintf(stdout, "peer %s is draining; it leaves the ring once its data has moved\n", pos[0])
-	return nil
+	fmt.Fprintf(stderr, "tessera admin: unknown command %q\n\n%s", args[0], adminUsage)
+	return errUsagePrinted
+}
+
+// adminCommands are the subcommands of `tessera admin`.
+var adminCommands = map[string]func(ctx context.Context, args []string, stdout io.Writer) error{
+	"status":       runAdminStatus,
+	"layout":       runAdminLayout,
+	"decommission": runAdminDecommission,
+	"scrub":        runAdminScrub,
+	"heal":         runAdminHeal,
+	"info":         runAdminInfo,
 }

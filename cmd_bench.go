@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -43,8 +42,8 @@ type benchConfig struct {
 // runBench drives a running cluster with the simulator's workload, once
 // per policy (switched through the admin API), and prints the table.
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	cmd := newCommand("bench", "bench --endpoint ADDR [flags]", "Benchmarks the read schedulers against a running cluster, one policy after another.")
+	fs := cmd.fs
 	c := benchConfig{rhos: floatList{0.5}, bursts: intList{10, 100}}
 	var gbps float64
 	fs.Var(&c.endpoints, "endpoint", "S3 endpoints host:port of the gateways (comma-separated; GETs go to them in turn) (default 127.0.0.1:9000)")
@@ -60,7 +59,11 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	seed := fs.Uint64("seed", 1, "workload seed")
 	fs.StringVar(&c.format, "format", "table", "output: table or json")
 	fs.Var(&c.classes, "storage-classes", "write object i in class i mod len of these gateway storage classes (comma-separated; default the gateway's code), as `tessera sim --objects` gives object i code i mod len of --codes")
-	if err := parse(fs, args); err != nil {
+	pos, err := cmd.parse(args, stdout)
+	if err != nil {
+		return err
+	}
+	if err := cmd.noArgs(pos); err != nil {
 		return err
 	}
 	c.seed = *seed

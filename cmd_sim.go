@@ -20,8 +20,8 @@ import (
 
 // runSim runs the discrete-event simulation of the read scheduler.
 func runSim(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	cmd := newCommand("sim", "sim [flags]", "Simulates the read schedulers (see SCHEDULING.md) and prints a table, JSON or SVG charts.")
+	fs := cmd.fs
 	p := sim.DefaultParams()
 	policies := listFlag{}
 	rhos, bursts := floatList{0.1, 0.5}, intList{10, 20, 50, 100, 200, 500}
@@ -49,12 +49,16 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&p.Objects, "objects", 0, "replay `tessera bench --objects N`'s workload: N objects, each with one code and placement, read in its order at its arrival times (0: a fresh object per GET)")
 	fs.Uint64Var(&p.BenchSeed, "bench-seed", 1, "with --objects, the `tessera bench --seed` to replay; --seeds then vary only placements and background load")
 	fs.Int64Var(&p.InlineLimit, "inline-limit", object.DefaultInlineLimit, "with --objects, objects of at most this many bytes are read from their metadata record, as the gateway reads inlined objects (0: through the pool)")
-	fs.Int64Var(&p.MaxPooled, "max-pooled", object.MaxPooledShard, "with --objects, reads whose chunks are larger stream outside the pool in the gateway's own ETA order, as the gateway reads them (0: every read through the pool)")
+	fs.Int64Var(&p.MaxPooled, "max-pooled", 0, "with --objects, reads whose chunks are larger stream outside the pool in a fixed ETA order, as gateways read them before every GET went through the pool (0: every read through the pool, as the gateway reads now; 4194304 for the earlier gateway)")
 	perBurst := fs.Bool("per-burst", false, "with --format json, add each point's mean latency per burst (burst_mean_ms) and per seed (seed_mean_ms)")
 	against := fs.String("against", "", "instead of the table, compare the order of the policies with a live run's `tessera bench --format json` output")
 	fs.StringVar(&format, "format", "table", "output: table or json")
 	fs.StringVar(&svgDir, "svg", "", "write SVG charts (mean, p99, variance vs p) to this directory")
-	if err := parse(fs, args); err != nil {
+	pos, err := cmd.parse(args, stdout)
+	if err != nil {
+		return err
+	}
+	if err := cmd.noArgs(pos); err != nil {
 		return err
 	}
 	if len(policies) == 0 {
@@ -200,6 +204,11 @@ func (l *intList) Set(v string) error {
 func registerSched(fs *flag.FlagSet, policy *string, pool *int) {
 	fs.StringVar(policy, "sched", sched.DefaultPolicy, "read scheduling policy: "+strings.Join(sched.Policies(), ", "))
 	fs.IntVar(pool, "fetch-pool", 20, "shard fetches in flight per gateway (the pool size L)")
+}
+
+// registerGetMemory adds the bound on GETs' chunk buffers.
+func registerGetMemory(fs *flag.FlagSet, n *int64) {
+	fs.Int64Var(n, "get-memory", object.DefaultWindowMemory, "bytes of shard chunks all GETs together hold in memory at once; a large GET reads ahead only while there is room")
 }
 
 // registerSendLimit adds the peer's benchmark pacing flags.

@@ -1,40 +1,19 @@
 package main
 
 import (
-	"flag"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
 	"tessera/meta"
 )
 
-// envOverride gives every flag not set on the command line the value of
-// TESSERA_<FLAG> (upper case, dashes as underscores), so containers and
-// systemd units can configure tessera without arguments.
-func envOverride(fs *flag.FlagSet) error {
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	var err error
-	fs.VisitAll(func(f *flag.Flag) {
-		if set[f.Name] || err != nil {
-			return
-		}
-		name := "TESSERA_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
-		if v, ok := os.LookupEnv(name); ok {
-			if e := f.Value.Set(v); e != nil {
-				err = fmt.Errorf("%s=%q: %w", name, v, e)
-			}
-		}
-	})
-	return err
-}
-
 // listFlag collects comma-separated or repeated values.
 type listFlag []string
 
 func (l *listFlag) String() string { return strings.Join(*l, ",") }
+
+func (*listFlag) repeatable() {}
 
 func (l *listFlag) Set(v string) error {
 	for _, s := range strings.Split(v, ",") {
@@ -75,6 +54,8 @@ func (f classFlag) String() string {
 	sort.Strings(names)
 	return strings.Join(names, ",")
 }
+
+func (classFlag) repeatable() {}
 
 func (f classFlag) Set(v string) error {
 	for _, def := range strings.Split(v, ",") {

@@ -2,7 +2,7 @@ package main
 
 import (
 	"bytes"
-	"flag"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -49,13 +49,12 @@ func TestEnvOverride(t *testing.T) {
 			for k, v := range tc.env {
 				t.Setenv(k, v)
 			}
-			fs := flag.NewFlagSet("t", flag.ContinueOnError)
-			fs.SetOutput(&bytes.Buffer{})
+			c := newCommand("t", "t", "")
 			address := ":9000"
 			code := meta.Code{K: 4, M: 2}
-			fs.StringVar(&address, "address", address, "")
-			fs.Var(codeFlag{&code}, "ec", "")
-			dirs, err := parseInterleaved(fs, tc.args)
+			c.fs.StringVar(&address, "address", address, "")
+			c.fs.Var(codeFlag{&code}, "ec", "")
+			dirs, err := c.parse(tc.args, io.Discard)
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("err = %v, wantErr %v", err, tc.wantErr)
 			}

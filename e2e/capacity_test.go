@@ -27,6 +27,7 @@ import (
 // fraction to 10% directly: a 1/12 peer holds about 75 shards, whose
 // binomial spread alone is about 11%.)
 func TestClusterCapacityStoredBytes(t *testing.T) {
+	needFull(t)
 	if testing.Short() {
 		t.Skip("starts seven tessera processes; run without -short")
 	}

@@ -27,6 +27,7 @@ import (
 //
 // TESSERA_SKEW_WRITES sets the number of writes (default 200).
 func TestClusterClockSkewWritesInOrder(t *testing.T) {
+	needFull(t)
 	if testing.Short() {
 		t.Skip("starts eight tessera processes; run without -short")
 	}

@@ -138,6 +138,7 @@ func shardsComplete(peers []*proc, bucket, key string, n int) string {
 // and deletes go on; once the two are back, repair restores every object
 // to all six peers, so that killing two other peers loses nothing.
 func TestClusterKillAndRepair(t *testing.T) {
+	needFull(t)
 	if testing.Short() {
 		t.Skip("starts seven tessera processes; run without -short")
 	}

@@ -58,7 +58,9 @@ func freePort(t *testing.T) int {
 	return n
 }
 
-// buildImage builds the static binary and the FROM-scratch image.
+// buildImage builds the static binary and the FROM-scratch image, from a
+// context laid out as the repository's .dockerignore leaves it: the binary
+// and the empty data directory the image's /data is copied from.
 func buildImage(t *testing.T, root, tag string) {
 	t.Helper()
 	ctxDir := t.TempDir()
@@ -67,21 +69,104 @@ func buildImage(t *testing.T, root, tag string) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("static build: %v\n%s", err, out)
 	}
-	df, err := os.ReadFile(filepath.Join(root, "Dockerfile"))
-	if err != nil {
-		t.Fatal(err)
+	for _, f := range []string{"Dockerfile", ".dockerignore"} {
+		b, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ctxDir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if err := os.WriteFile(filepath.Join(ctxDir, "Dockerfile"), df, 0o644); err != nil {
+	if err := os.MkdirAll(filepath.Join(ctxDir, "deploy", "docker", "data"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	docker(t, "build", "-q", "-t", tag, ctxDir)
 }
 
+// imageUser is the user the image's processes run as.
+const imageUser = "65532:65532"
+
+// container returns the ID of a service's container, running or not.
+func (p *composeProject) container(service string) string {
+	p.t.Helper()
+	out, err := exec.Command("docker", "ps", "-aq", "--filter", "label=com.docker.compose.project="+p.name,
+		"--filter", "label=com.docker.compose.service="+service).Output()
+	id := strings.TrimSpace(string(out))
+	if err != nil || id == "" || strings.Contains(id, "\n") {
+		p.t.Fatalf("container of %s: %q %v", service, out, err)
+	}
+	return id
+}
+
+// health is a container's health status (starting, healthy, unhealthy) and
+// the output of its last check.
+func (p *composeProject) health(service string) (status, last string) {
+	p.t.Helper()
+	out, err := exec.Command("docker", "inspect", "-f", "{{json .State.Health}}", p.container(service)).Output()
+	if err != nil {
+		p.t.Fatalf("inspect %s: %v", service, err)
+	}
+	var h struct {
+		Status string
+		Log    []struct {
+			ExitCode int
+			Output   string
+		}
+	}
+	if err := json.Unmarshal(out, &h); err != nil {
+		p.t.Fatalf("inspect %s health %q: %v", service, out, err)
+	}
+	if n := len(h.Log); n > 0 {
+		last = fmt.Sprintf("exit %d: %s", h.Log[n-1].ExitCode, strings.TrimSpace(h.Log[n-1].Output))
+	}
+	return h.Status, last
+}
+
+// waitHealth waits until every service's health check reports want.
+func (p *composeProject) waitHealth(want string, limit time.Duration, services ...string) {
+	p.t.Helper()
+	waitFor(p.t, limit, fmt.Sprintf("%v %s", services, want), func() error {
+		for _, s := range services {
+			if st, last := p.health(s); st != want {
+				return fmt.Errorf("%s is %s (last check %s)", s, st, last)
+			}
+		}
+		return nil
+	})
+}
+
+// checkNonRoot: the image names a non-root user and the container's
+// process runs as it.
+func (p *composeProject) checkNonRoot(tag, service string) {
+	p.t.Helper()
+	out, err := exec.Command("docker", "image", "inspect", "-f", "{{.Config.User}}", tag).Output()
+	if err != nil || strings.TrimSpace(string(out)) != imageUser {
+		p.t.Fatalf("image %s user %q (%v), want %s", tag, out, err, imageUser)
+	}
+	out, err = exec.Command("docker", "top", p.container(service), "-o", "pid,uid,gid,args").Output()
+	if err != nil {
+		p.t.Fatalf("docker top %s: %v", service, err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) < 2 {
+		p.t.Fatalf("docker top %s: no process:\n%s", service, out)
+	}
+	for _, l := range lines[1:] {
+		if f := strings.Fields(l); len(f) < 3 || f[1]+":"+f[2] != imageUser {
+			p.t.Errorf("%s runs a process as uid:gid %v, want %s:\n%s", service, f[1:3], imageUser, out)
+		}
+	}
+}
+
 // TestDockerCompose brings up one gateway and six peer containers from the
-// project's image, writes objects, kills two peer containers and reads
-// everything back, then cuts a third peer off the network and shows the
-// cluster keeps serving reads and writes.
+// project's image, which run as a non-root user and turn healthy, writes
+// objects, kills two peer containers and reads everything back, then cuts
+// a third peer off the network and shows the cluster keeps serving reads
+// and writes. Last, the gateway's health check turns unhealthy while all
+// peers are stopped and healthy again once they are back.
 func TestDockerCompose(t *testing.T) {
+	needFull(t)
 	if testing.Short() {
 		t.Skip("builds an image and runs seven containers; run without -short")
 	}
@@ -120,6 +205,10 @@ func TestDockerCompose(t *testing.T) {
 	// before all six joined; an operator waits for the ring to hold every
 	// peer, and so does this test.
 	waitRing(t, fmt.Sprintf("http://127.0.0.1:%d/api/status", webPort), "composeaccess", "composesecret-0123456789", 6)
+	peers := []string{"peer1", "peer2", "peer3", "peer4", "peer5", "peer6"}
+	p.waitHealth("healthy", 90*time.Second, append([]string{"gateway"}, peers...)...)
+	p.checkNonRoot(tag, "gateway")
+	p.checkNonRoot(tag, "peer1")
 	waitFor(t, 90*time.Second, "cluster accepts a bucket", func() error {
 		return mc.MakeBucket(ctx, "compose", minio.MakeBucketOptions{})
 	})
@@ -183,6 +272,19 @@ func TestDockerCompose(t *testing.T) {
 		return err
 	})
 	readAll("partition healed", "")
+
+	// The health check follows readiness: with its peers stopped the
+	// gateway cannot take a write, and it is healthy again once they are
+	// back, with their data in the volumes they own.
+	p.must(append([]string{"stop"}, peers...)...)
+	p.waitHealth("unhealthy", 60*time.Second, "gateway")
+	p.must(append([]string{"start"}, peers...)...)
+	p.waitHealth("healthy", 120*time.Second, append([]string{"gateway"}, peers...)...)
+	waitFor(t, 60*time.Second, "restarted peers serve reads", func() error {
+		_, err := mc.StatObject(ctx, "compose", "obj/00", minio.StatObjectOptions{})
+		return err
+	})
+	readAll("peers restarted", "")
 }
 
 // waitRing polls the status API until the ring has an epoch naming peers

@@ -114,6 +114,7 @@ func readiness(t *testing.T, web string) (int, string) {
 // InsufficientStorage; once space returns every object written meanwhile
 // is repaired onto the peer, and everything reads back byte-exact.
 func TestDiskFullPeer(t *testing.T) {
+	needFull(t)
 	if testing.Short() {
 		t.Skip("starts seven tessera processes; run without -short")
 	}

@@ -200,6 +200,7 @@ func waitReady(t testing.TB, p *proc) {
 //
 //	go test ./e2e -run TestFaultKillPeers -count=1 -v
 func TestFaultKillPeers(t *testing.T) {
+	needFull(t)
 	if testing.Short() {
 		t.Skip("starts seven tessera processes; run without -short")
 	}
@@ -232,6 +233,7 @@ func killTwoPeers(fr *faultRun) func() {
 //
 //	go test ./e2e -run TestFaultClockSkew -count=1 -v
 func TestFaultClockSkew(t *testing.T) {
+	needFull(t)
 	if testing.Short() {
 		t.Skip("starts eight tessera processes; run without -short")
 	}
@@ -248,6 +250,7 @@ func TestFaultClockSkew(t *testing.T) {
 //
 //	go test ./e2e -run TestFaultKillGateway -count=1 -v
 func TestFaultKillGateway(t *testing.T) {
+	needFull(t)
 	if testing.Short() {
 		t.Skip("starts eight tessera processes; run without -short")
 	}
@@ -264,6 +267,7 @@ func TestFaultKillGateway(t *testing.T) {
 //
 //	go test ./e2e -run TestFaultPartitionPeer -count=1 -v   # as root
 func TestFaultPartitionPeer(t *testing.T) {
+	needFull(t)
 	if testing.Short() {
 		t.Skip("starts seven tessera processes; run without -short")
 	}
@@ -292,6 +296,7 @@ func TestFaultPartitionPeer(t *testing.T) {
 //
 //	go test ./e2e -run TestFaultKillFirstGateway -count=1 -v
 func TestFaultKillFirstGateway(t *testing.T) {
+	needFull(t)
 	if testing.Short() {
 		t.Skip("starts eight tessera processes; run without -short")
 	}

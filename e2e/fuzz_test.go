@@ -210,6 +210,7 @@ func statuses(by map[int]int) string {
 //	go test ./e2e -run TestFuzzSignedRequests -count=1 -v
 //	TESSERA_FUZZ_REQUESTS=100000 TESSERA_FUZZ_SEED=7 go test ./e2e -run TestFuzzSignedRequests -count=1 -v
 func TestFuzzSignedRequests(t *testing.T) {
+	needFull(t)
 	if testing.Short() {
 		t.Skip("sends 20,000 requests to a tessera server process; run without -short")
 	}

@@ -27,6 +27,23 @@ func TestMain(m *testing.M) {
 	)
 }
 
+// fullSuiteEnv selects the whole end-to-end suite: the fault, crash, soak
+// and data-movement scenarios, each a minute or more of a cluster of
+// processes. Without it `go test ./...` runs the rest, every S3 path
+// against a real server and one scenario of each kind (a gateway killed
+// between commits, wiped and corrupt peers, a peer dying under the status
+// page, TLS between peers), in about two minutes; .ci/run sets it and runs
+// everything.
+const fullSuiteEnv = "TESSERA_E2E"
+
+// needFull skips t unless the full suite runs.
+func needFull(t *testing.T) {
+	t.Helper()
+	if os.Getenv(fullSuiteEnv) != "full" {
+		t.Skipf("in the full end-to-end suite, which takes half an hour: %s=full go test ./e2e (.ci/run does)", fullSuiteEnv)
+	}
+}
+
 // cluster is one embedded server started for a test.
 type cluster struct {
 	srv  *server.Embedded

@@ -215,6 +215,7 @@ func (h *hungLoad) writtenIn(from, to time.Time) *objectSet {
 // after SIGCONT every object written during the stop is repaired to all
 // six peers and reads back byte-exact.
 func TestHungPeer(t *testing.T) {
+	needFull(t)
 	if testing.Short() {
 		t.Skip("starts seven tessera processes and stops one for 20 s; run without -short")
 	}

@@ -58,6 +58,7 @@ func raceReads(t *testing.T) int {
 //
 //	TESSERA_OVERWRITE_READS=5000 go test ./e2e -run OverwriteRace -v
 func TestOverwriteRace(t *testing.T) {
+	needFull(t)
 	c := startServer(t)
 	const bucket = "race"
 	mustMakeBucket(t, c, bucket)

@@ -163,6 +163,7 @@ func soakDuration(t testing.TB, name string, def time.Duration) time.Duration {
 // every other alive within 15 s, then every acknowledged write to read
 // back byte-exact.
 func TestPartitionHeals(t *testing.T) {
+	needFull(t)
 	if testing.Short() {
 		t.Skip("starts seven tessera processes and partitions one for 20 s; run without -short")
 	}

@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -84,7 +85,9 @@ func startProcessLog(t *testing.T, dir string, stderr io.Writer, args ...string)
 	sc := bufio.NewScanner(stdout)
 	deadline := time.AfterFunc(60*time.Second, func() { _ = cmd.Process.Kill() })
 	defer deadline.Stop()
-	for (p.s3 == "" || p.web == "" || p.access == "" || p.secret == "") && sc.Scan() {
+	// A first start prints the keys; a later one where they are kept.
+	var keysFile string
+	for (p.s3 == "" || p.web == "" || (p.secret == "" && keysFile == "")) && sc.Scan() {
 		k, v, _ := strings.Cut(sc.Text(), ": ")
 		switch k {
 		case "S3 endpoint":
@@ -95,13 +98,35 @@ func startProcessLog(t *testing.T, dir string, stderr io.Writer, args ...string)
 			p.access = v
 		case "SecretKey":
 			p.secret = v
+		case "Keys":
+			keysFile = strings.TrimPrefix(v, "in ")
 		}
 	}
-	if p.secret == "" {
+	if p.secret == "" && keysFile != "" {
+		p.access, p.secret = readKeys(t, keysFile)
+	}
+	if p.s3 == "" || p.secret == "" {
 		t.Fatalf("server did not print its endpoint and credentials")
 	}
 	go func() { _, _ = io.Copy(io.Discard, stdout) }()
 	return p
+}
+
+// readKeys reads the S3 keys from a server's secrets file.
+func readKeys(t *testing.T, path string) (access, secret string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		AccessKey string `json:"access_key"`
+		SecretKey string `json:"secret_key"`
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return c.AccessKey, c.SecretKey
 }
 
 // peakRSS is the process's high-water resident set size in bytes.
@@ -125,6 +150,7 @@ func (p *process) peakRSS(t testing.TB) int64 {
 // server process and asserts its peak RSS stays under 100 MiB: memory per
 // request is bounded by the block size, not the object size.
 func TestLargeObjectMemory(t *testing.T) {
+	needFull(t)
 	if testing.Short() {
 		t.Skip("moves 1 GiB through a server process (~30 s of disk I/O); run without -short")
 	}

@@ -70,6 +70,7 @@ func holders(peers []*proc, bucket, key string) []*meta.Object {
 const maxLoadWrites = 200
 
 func TestClusterJoinMovesData(t *testing.T) {
+	needFull(t)
 	if testing.Short() {
 		t.Skip("starts eight tessera processes; run without -short")
 	}
@@ -234,6 +235,7 @@ func sameMembers[T comparable](a, b []T) bool {
 // seven peers under load. Its data moves to the other six, no request
 // fails, and it ends empty and off the ring.
 func TestClusterDecommission(t *testing.T) {
+	needFull(t)
 	if testing.Short() {
 		t.Skip("starts eight tessera processes; run without -short")
 	}
@@ -318,6 +320,7 @@ func TestClusterDecommission(t *testing.T) {
 // of 1,1,1,2,2,4 GiB. The epoch every peer adopts gives each a share of
 // the ring within 10% of its capacity fraction, and it stays put.
 func TestClusterCapacityWeights(t *testing.T) {
+	needFull(t)
 	if testing.Short() {
 		t.Skip("starts seven tessera processes; run without -short")
 	}

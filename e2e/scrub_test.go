@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -17,6 +18,9 @@ import (
 	"time"
 
 	"github.com/minio/minio-go/v7"
+
+	"tessera/meta"
+	"tessera/storage"
 )
 
 // TestScrubRepairsUnreadBitrot: six peer processes and two gateways, EC
@@ -27,6 +31,7 @@ import (
 // object, none of which was read in between, must still read back
 // byte-exact, whole and by range.
 func TestScrubRepairsUnreadBitrot(t *testing.T) {
+	needFull(t)
 	c := newProcCluster(t)
 	gw := c.startGateway("--scan-interval", "0", "--web-public")
 	for range 6 {
@@ -47,7 +52,14 @@ func TestScrubRepairsUnreadBitrot(t *testing.T) {
 		return true
 	})
 
-	flipped := flipShardData(t, c.peers[0], c.peers[1])
+	c.stop(c.peers[0])
+	c.stop(c.peers[1])
+	c.waitAlive(4)
+	flipped := flipShardData(t, "rot", want, c.peers[0], c.peers[1])
+	c.start(c.peers[0])
+	c.start(c.peers[1])
+	c.waitAlive(6)
+	waitListening(t, c.peers[0], c.peers[1])
 	if flipped < 2*(len(want)-2) { // the two 0-byte objects have no shard bytes
 		t.Fatalf("damaged %d copies of %d objects on two peers; the test does not cover every object", flipped, len(want))
 	}
@@ -64,7 +76,14 @@ func TestScrubRepairsUnreadBitrot(t *testing.T) {
 		t.Errorf("a second pass after the repairs: %s", out)
 	}
 
-	flipShardData(t, c.peers[2], c.peers[3])
+	c.stop(c.peers[2])
+	c.stop(c.peers[3])
+	c.waitAlive(4)
+	flipShardData(t, "rot", want, c.peers[2], c.peers[3])
+	c.start(c.peers[2])
+	c.start(c.peers[3])
+	c.waitAlive(6)
+	waitListening(t, c.peers[2], c.peers[3])
 	for key, data := range want {
 		obj, err := mc.GetObject(context.Background(), "rot", key, minio.GetObjectOptions{})
 		if err != nil {
@@ -133,11 +152,13 @@ func scrubObjects(t *testing.T, mc *minio.Client, core *minio.Core, bucket strin
 	return want
 }
 
-// flipShardData flips bytes inside the shard data the peers hold: in every
-// shard file (after the first block's checksum, in the middle and at the
-// end) and in the inline shard bytes of every record that has some. It
-// returns how many copies (one object on one peer) it damaged.
-func flipShardData(t *testing.T, peers ...*proc) int {
+// flipShardData flips bytes inside the shard data the peers hold for the
+// keys of bucket: in every shard file (after the first block's checksum,
+// in the middle and at the end) and in the inline shard bytes of every
+// record that has some. Records live in the peers' indexes, so a peer
+// running in another process must be stopped meanwhile. It returns how
+// many copies (one object on one peer) it damaged.
+func flipShardData(t *testing.T, bucket string, keys map[string][]byte, peers ...*proc) int {
 	t.Helper()
 	copies := map[string]bool{}
 	for _, p := range peers {
@@ -146,37 +167,58 @@ func flipShardData(t *testing.T, peers ...*proc) int {
 				return err
 			}
 			b, err := os.ReadFile(path)
-			if err != nil {
+			if err != nil || !strings.HasPrefix(d.Name(), "part.") || len(b) <= 8 {
 				return err
 			}
-			objDir := filepath.Dir(path)
-			switch name := d.Name(); {
-			case strings.HasPrefix(name, "part.") && len(b) > 8:
-				for _, at := range []int{5, len(b) / 2, len(b) - 1} {
-					b[at] ^= 0x20
-				}
-				objDir = filepath.Dir(objDir) // out of the version's data dir
-			case name == "meta":
-				at, ok := inlineByte(b)
-				if !ok {
-					return nil
-				}
+			for _, at := range []int{5, len(b) / 2, len(b) - 1} {
 				b[at] ^= 0x20
-			default:
-				return nil
 			}
-			copies[objDir] = true
+			copies[filepath.Dir(filepath.Dir(path))] = true // the object dir
 			return os.WriteFile(path, b, 0o644)
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
+		for key := range keys {
+			o, _, err := storage.Inspect(p.dir, bucket, key)
+			if err != nil || !o.Inlined {
+				continue
+			}
+			rec, err := meta.MarshalObject(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			at, ok := inlineByte(rec)
+			if !ok {
+				continue
+			}
+			if err := storage.DamageRecordAt(p.dir, bucket, key, func(int) int { return at }); err != nil {
+				t.Fatal(err)
+			}
+			copies[p.dir+"/"+key] = true
+		}
 	}
 	return len(copies)
 }
 
+// waitListening waits until the peers' shard APIs accept connections: a
+// peer restarted within gossip's failure timeout is alive to the
+// gateways before it serves.
+func waitListening(t *testing.T, peers ...*proc) {
+	t.Helper()
+	for _, p := range peers {
+		waitUntil(t, 60*time.Second, p.name+" listening", func() bool {
+			conn, err := net.DialTimeout("tcp", p.api, time.Second)
+			if err == nil {
+				conn.Close()
+			}
+			return err == nil
+		})
+	}
+}
+
 // inlineByte finds a byte of the inline shard in an object record
-// ("TSM" | format | jsonLen u32 | json | inlineLen u32 | inline | crc32c).
+// ("TSM" | format | bodyLen u32 | body | inlineLen u32 | inline | crc32c).
 func inlineByte(rec []byte) (int, bool) {
 	if len(rec) < 12 || string(rec[:3]) != "TSM" {
 		return 0, false
@@ -278,7 +320,7 @@ func TestScrubEmbedded(t *testing.T) {
 		}
 		return true
 	})
-	flipped := flipShardData(t, peers[0], peers[3])
+	flipped := flipShardData(t, "rot", want, peers[0], peers[3])
 	creds := c.srv.Credentials()
 	cmd := exec.Command(tesseraBinary(t), "admin", "scrub", "--endpoint", c.srv.S3Addr(), "--wait", "3m")
 	cmd.Env = append(os.Environ(), "TESSERA_ACCESS_KEY="+creds.AccessKey, "TESSERA_SECRET_KEY="+creds.SecretKey)
@@ -287,6 +329,6 @@ func TestScrubEmbedded(t *testing.T) {
 		t.Fatalf("tessera admin scrub: %v\n%s", err, out)
 	}
 	t.Logf("admin scrub --wait after %d damaged copies: %s", flipped, bytes.TrimSpace(out))
-	flipShardData(t, peers[1], peers[4])
+	flipShardData(t, "rot", want, peers[1], peers[4])
 	checkAll(t, c, "rot", want)
 }

@@ -13,9 +13,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/chromedp"
 	"github.com/minio/minio-go/v7"
 	dto "github.com/prometheus/client_model/go"
@@ -283,7 +285,8 @@ next:
 func TestWebStatusPage(t *testing.T) {
 	webUnsetCABundle(t)
 	ctx := webBrowser(t)
-	p := startWebProc(t, "server", t.TempDir(), "--address", "127.0.0.1:0", "--web-address", "127.0.0.1:0", "--log-level", "debug")
+	dir := t.TempDir()
+	p := startWebProc(t, "server", dir, "--address", "127.0.0.1:0", "--web-address", "127.0.0.1:0", "--log-level", "debug")
 	web := p.logField(t, "gateway started", "web")
 	s3 := p.logField(t, "gateway started", "s3")
 
@@ -373,11 +376,13 @@ func TestWebStatusPage(t *testing.T) {
 	stopTraffic := func() { once.Do(func() { close(stop) }) }
 	defer stopTraffic()
 
-	// The page: the login form first, then live data.
+	// The page: the login form first (the body of a 401 whose Basic
+	// challenge the browser has no keys for), then live data.
+	webDismissAuthPrompts(t, ctx)
 	if err := chromedp.Do(ctx, chromedp.Navigate("http://"+web+"/")); err != nil {
 		t.Fatal(err)
 	}
-	webPoll(t, ctx, "the login form", `location.pathname === "/login" && !!document.querySelector("#access_key")`, 20*time.Second)
+	webPoll(t, ctx, "the login form", `!!document.querySelector("#access_key")`, 20*time.Second)
 	if err := chromedp.Do(ctx,
 		chromedp.SendKeys(chromedp.CSS("#access_key"), webAccessKey),
 		chromedp.SendKeys(chromedp.CSS("#secret_key"), webSecretKey),
@@ -386,7 +391,9 @@ func TestWebStatusPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	webPoll(t, ctx, "two live updates", `location.pathname === "/" && Number(document.body.dataset.updates) >= 2`, 30*time.Second)
+	webPoll(t, ctx, "Sign out, for the login session", `!document.getElementById("logout").hidden`, 10*time.Second)
 	webPoll(t, ctx, "six alive peers", `document.querySelectorAll('#nodes tr[data-node^="peer"][data-state="alive"]').length === 6`, 30*time.Second)
+	checkEmbeddedFigures(t, ctx, web, dir)
 	webPoll(t, ctx, "the bucket count", `(() => { const r = document.querySelector('#bucket-list tr[data-bucket="webtest"]');
 		return !!r && r.children[1].textContent === "3"; })()`, 60*time.Second)
 
@@ -424,6 +431,7 @@ func TestWebStatusPage(t *testing.T) {
 		Number(document.body.dataset.updates) >= 5`, 60*time.Second)
 	stopTraffic()
 	webScreenshot(t, ctx, "status.png", os.Getenv("TESSERA_WEB_DOCS") != "")
+	webBasicAuthURL(t, web)
 
 	// Neither secret appears in any response or log line (the server's
 	// stdout banner prints the S3 keys on purpose and is not a log).
@@ -446,6 +454,138 @@ func TestWebStatusPage(t *testing.T) {
 	}
 	if !strings.Contains(logs, `"message":"request"`) {
 		t.Error("debug log has no access log lines: the secret check looked at too little")
+	}
+}
+
+// webDismissAuthPrompts answers every Basic challenge the way a person
+// dismissing the browser's prompt does, so the browser shows the 401's
+// body: headless Chromium has no prompt and would fail the navigation.
+func webDismissAuthPrompts(t *testing.T, ctx context.Context) {
+	t.Helper()
+	err := chromedp.Listen(ctx, func(ev any) {
+		// Commands cannot run inside the listener: answer from goroutines.
+		switch e := ev.(type) {
+		case *fetch.EventRequestPaused:
+			go func() {
+				_, _ = chromedp.Call(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: e.RequestID})
+			}()
+		case *fetch.EventAuthRequired:
+			cancel := &fetch.AuthChallengeResponse{Response: fetch.AuthChallengeResponseResponseCancelAuth}
+			go func() {
+				_, _ = chromedp.Call(ctx, fetch.ContinueWithAuth, fetch.ContinueWithAuthParams{RequestID: e.RequestID, AuthChallengeResponse: cancel})
+			}()
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	on := true
+	if _, err := chromedp.Call(ctx, fetch.Enable, fetch.EnableParams{HandleAuthRequests: &on}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// webBasicAuthURL opens http://KEY:SECRET@host/ in a browser of its own:
+// the page's 401 challenges for Basic, so the browser sends the URL's
+// keys. Basic auth has no session to end, so there is no Sign out.
+func webBasicAuthURL(t *testing.T, web string) {
+	t.Helper()
+	ctx := webBrowser(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate("http://"+webAccessKey+":"+webSecretKey+"@"+web+"/")); err != nil {
+		t.Fatal(err)
+	}
+	webPoll(t, ctx, "the page through basic auth", `location.pathname === "/" && Number(document.body.dataset.updates) >= 2`, 30*time.Second)
+	hidden, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("logout").hidden`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hidden {
+		t.Error("Sign out shown to a browser let in by basic auth")
+	}
+}
+
+// checkEmbeddedFigures checks what /api/status and the page say of an
+// embedded server's version, disk and CPU: the version is the binary's,
+// the six peers of one DIR share its disk, which counts once, and the
+// process's CPU is on the gateway's row alone.
+func checkEmbeddedFigures(t *testing.T, ctx context.Context, web, dir string) {
+	t.Helper()
+	out, err := exec.Command(tesseraBinary(t), "version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	version := strings.TrimSpace(strings.TrimPrefix(string(out), "tessera "))
+	var fs syscall.Statfs_t
+	if err := syscall.Statfs(dir, &fs); err != nil {
+		t.Fatal(err)
+	}
+	disk := fs.Blocks * uint64(fs.Bsize)
+	st := webStatusWithGatewayCPU(t, web)
+	if st.Version != version {
+		t.Errorf("/api/status version %q, want the binary's %q", st.Version, version)
+	}
+	var capacity uint64
+	for _, n := range st.Nodes {
+		if n.Role == "peer" {
+			capacity += n.Capacity
+			if n.CPU != nil {
+				t.Errorf("peer %s reports CPU %v, the process's again", n.ID, *n.CPU)
+			}
+		}
+	}
+	if capacity > disk || capacity+6 < disk {
+		t.Errorf("the peers' capacity adds up to %d bytes, want the disk's %d once", capacity, disk)
+	}
+	type drawn struct {
+		Node    string
+		PeerCPU []string
+	}
+	webPoll(t, ctx, "the gateway's CPU", `[...document.querySelectorAll('#nodes tr[data-node^="gateway"] td')][7].textContent.includes("%")`, 10*time.Second)
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[drawn](`(() => ({
+		Node: document.getElementById("node").textContent,
+		PeerCPU: [...document.querySelectorAll('#nodes tr[data-node^="peer"]')].map(tr => tr.children[7].textContent),
+	}))()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(got.Node, " · "+version) {
+		t.Errorf("the page's header %q does not show version %s", got.Node, version)
+	}
+	for _, c := range got.PeerCPU {
+		if c != "—" {
+			t.Errorf("a peer's CPU cell shows %q, want —: its CPU is the gateway row's", c)
+		}
+	}
+}
+
+// webNode is what checkEmbeddedFigures reads of a node in /api/status.
+type webNode struct {
+	ID       string   `json:"id"`
+	Role     string   `json:"role"`
+	Capacity uint64   `json:"capacity_bytes"`
+	CPU      *float64 `json:"cpu"`
+}
+
+// webStatusWithGatewayCPU polls /api/status until the gateway has
+// reported its CPU (its stats come every second).
+func webStatusWithGatewayCPU(t *testing.T, web string) (st struct {
+	Version string    `json:"version"`
+	Nodes   []webNode `json:"nodes"`
+}) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		_, body := webGet(t, "http://"+web+"/api/status", true)
+		if err := json.Unmarshal([]byte(body), &st); err != nil {
+			t.Fatalf("/api/status: %v", err)
+		}
+		for _, n := range st.Nodes {
+			if n.Role == "gateway" && n.CPU != nil {
+				return st
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the gateway never reported its CPU: %s", body)
+		}
 	}
 }
 
@@ -476,6 +616,9 @@ func TestWebPeerDeath(t *testing.T) {
 		t.Fatal(err)
 	}
 	webPoll(t, ctx, "six alive peers", `document.querySelectorAll('#nodes tr[data-node][data-state="alive"]').length === 7`, 60*time.Second)
+	if hidden, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("logout").hidden`)); err != nil || !hidden {
+		t.Errorf("Sign out shown on a --web-public page (%v)", err)
+	}
 
 	// Find the victim's ID by its shard API address.
 	const victim = 2

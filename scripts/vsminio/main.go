@@ -2,8 +2,12 @@
 // through the same S3 client (minio-go), for the same cells: PUT and GET of
 // 4KiB, 1MiB and 16MiB objects at 1, 8 and 32 requests in flight.
 //
-//	go run ./scripts/vsminio -tessera /tmp/tessera -minio ~/go/bin/minio \
+//	go run ./scripts/vsminio -tessera /tmp/tessera [-minio BIN] \
 //	    [-rounds 4] [-dur 5s] [-cells REGEXP] [-cluster] [-out FILE]
+//
+// Without -minio, MinIO is built from its Go module at the release the
+// project's figures were measured with, once, into the user's cache dir
+// (installMinio).
 //
 // Method. Both servers are started by this program as child processes, each
 // on a temp dir of the same local disk (tmpfs is refused: it would hide the
@@ -39,6 +43,11 @@
 //
 // Every request error is printed and counted, and a cell with errors is
 // marked FAIL in the table; the program then exits non-zero.
+//
+// With -scale N1,N2,... it measures instead how both servers hold many
+// small objects in one bucket (fill rate, random HEAD and GET, listings
+// with and without a delimiter, restart time, RSS, deletes and what stays
+// on disk after them); see scale.go.
 package main
 
 import (
@@ -62,6 +71,8 @@ type config struct {
 	tmp            string
 	keep           bool
 	cluster        bool
+	scale          []int
+	scaleWait      time.Duration
 }
 
 func main() {
@@ -71,7 +82,15 @@ func main() {
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err = run(ctx, cfg)
+	if cfg.minio == "" {
+		cfg.minio, err = installMinio(ctx)
+	}
+	switch {
+	case err == nil && len(cfg.scale) > 0:
+		err = runScale(ctx, cfg)
+	case err == nil:
+		err = run(ctx, cfg)
+	}
 	if ctx.Err() != nil {
 		err = fmt.Errorf("interrupted; servers stopped: %w", err)
 	}
@@ -87,7 +106,7 @@ func parseFlags(args []string) (config, error) {
 	var cfg config
 	var cells string
 	fs.StringVar(&cfg.tessera, "tessera", "", "tessera binary (required)")
-	fs.StringVar(&cfg.minio, "minio", "", "minio binary (required)")
+	fs.StringVar(&cfg.minio, "minio", "", "minio binary (default: built once from its Go module into the user cache dir)")
 	fs.IntVar(&cfg.rounds, "rounds", 4, "rounds over all cells")
 	fs.DurationVar(&cfg.dur, "dur", 5*time.Second, "time each server spends on a cell per round")
 	fs.StringVar(&cells, "cells", "", "regexp selecting cells by name, e.g. 'PUT 4KiB c=1$|GET 1MiB' (default: all)")
@@ -95,11 +114,13 @@ func parseFlags(args []string) (config, error) {
 	fs.StringVar(&cfg.tmp, "tmp", "/var/tmp", "parent of the servers' temp dirs; must be a local disk, not tmpfs")
 	fs.BoolVar(&cfg.keep, "keep", false, "keep the temp dirs (data and server logs) afterwards")
 	fs.BoolVar(&cfg.cluster, "cluster", false, "also measure a tessera cluster: one gateway and six peer processes on loopback")
+	scale := fs.String("scale", "", "instead of the cells: fill both servers with small objects to each of these rising counts (e.g. 100000,1000000) and measure point reads, listings, restarts and deletes (see scale.go)")
+	fs.DurationVar(&cfg.scaleWait, "scale-wait", 0, "with -scale: wait this long after deleting everything before counting what stays on disk")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
-	if cfg.tessera == "" || cfg.minio == "" {
-		return cfg, errors.New("-tessera and -minio are required")
+	if cfg.tessera == "" {
+		return cfg, errors.New("-tessera is required")
 	}
 	if cfg.rounds < 1 || cfg.dur <= 0 {
 		return cfg, errors.New("-rounds must be ≥ 1 and -dur > 0")
@@ -109,7 +130,8 @@ func parseFlags(args []string) (config, error) {
 		return cfg, fmt.Errorf("-cells: %w", err)
 	}
 	cfg.cells = re
-	return cfg, nil
+	cfg.scale, err = parseScale(*scale)
+	return cfg, err
 }
 
 // run starts both servers, measures, reports, and stops the servers on

@@ -16,11 +16,7 @@ import (
 // row per cell.
 func (e *environment) report(cells []cell, targets []*target, res *results) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## tessera vs MinIO\n\n")
-	fmt.Fprintf(&b, "- command: `%s`\n", commandLine())
-	fmt.Fprintf(&b, "- date: %s\n", time.Now().UTC().Format("2006-01-02 15:04:05 UTC"))
-	fmt.Fprintf(&b, "- machine: %d CPUs, %s/%s; data under %s\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, e.cfg.tmp)
-	fmt.Fprintf(&b, "- load average: %s at start, %s at end\n", e.loadStart, e.loadEnd)
+	e.header(&b, "tessera vs MinIO")
 	fmt.Fprintf(&b, "- rounds: %d × %s per server per cell, order alternating by round\n", e.cfg.rounds, e.cfg.dur)
 	for _, t := range targets {
 		fmt.Fprintf(&b, "- %s: %s; peak RSS %s\n", t.name, version(t), t.peakRSS())
@@ -40,6 +36,15 @@ func (e *environment) report(cells []cell, targets []*target, res *results) stri
 		}
 	}
 	return b.String()
+}
+
+// header writes the report's title and how, when and where it was run.
+func (e *environment) header(b *strings.Builder, title string) {
+	fmt.Fprintf(b, "## %s\n\n", title)
+	fmt.Fprintf(b, "- command: `%s`\n", commandLine())
+	fmt.Fprintf(b, "- date: %s\n", time.Now().UTC().Format("2006-01-02 15:04:05 UTC"))
+	fmt.Fprintf(b, "- machine: %d CPUs, %s/%s; data under %s\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, e.cfg.tmp)
+	fmt.Fprintf(b, "- load average: %s at start, %s at end\n", e.loadStart, e.loadEnd)
 }
 
 func clusterRow(c cell, by map[string][]sample) string {

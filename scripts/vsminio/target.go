@@ -22,7 +22,15 @@ type target struct {
 	bin   string
 	procs []*proc
 	cl    *minio.Client
+	// root, startFn and creds start it again on the same data (-scale).
+	root    string
+	startFn startFunc
+	creds   creds
 }
+
+// startFunc starts a server on the data under root and returns its
+// processes and S3 address.
+type startFunc func(bin, root string, c creds) ([]*proc, string, error)
 
 // exited returns a process of t that has exited, or nil.
 func (t *target) exited() *proc {
@@ -70,15 +78,13 @@ func (e *environment) start(ctx context.Context) ([]*target, error) {
 	}
 	e.root = root
 	c := newCreds()
-	starts := []struct {
+	type start struct {
 		name, bin string
-		fn        func(bin, root string, c creds) ([]*proc, string, error)
-	}{{"tessera", e.cfg.tessera, startTessera}, {"MinIO", e.cfg.minio, startMinio}}
+		fn        startFunc
+	}
+	starts := []start{{"tessera", e.cfg.tessera, startTessera}, {"MinIO", e.cfg.minio, startMinio}}
 	if e.cfg.cluster {
-		starts = append(starts, struct {
-			name, bin string
-			fn        func(bin, root string, c creds) ([]*proc, string, error)
-		}{clusterName, e.cfg.tessera, startTesseraCluster})
+		starts = append(starts, start{clusterName, e.cfg.tessera, startTesseraCluster})
 	}
 	for _, s := range starts {
 		dir := filepath.Join(root, s.name)
@@ -86,7 +92,7 @@ func (e *environment) start(ctx context.Context) ([]*target, error) {
 			return nil, fmt.Errorf("%s dir: %w", s.name, err)
 		}
 		ps, addr, err := s.fn(s.bin, dir, c)
-		t := &target{name: s.name, bin: s.bin, procs: ps}
+		t := &target{name: s.name, bin: s.bin, procs: ps, root: dir, startFn: s.fn, creds: c}
 		e.targets = append(e.targets, t) // stop stops what started, even on error
 		if err != nil {
 			return nil, err

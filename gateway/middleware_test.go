@@ -2,8 +2,10 @@ package gateway
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -154,5 +156,65 @@ func TestHandlerPanicAbortsConnection(t *testing.T) {
 	}
 	if !found {
 		t.Error("panic not logged")
+	}
+}
+
+// brokenWriter is a client connection that broke: every body write fails.
+type brokenWriter struct{ *httptest.ResponseRecorder }
+
+func (w brokenWriter) Write([]byte) (int, error) { return 0, errors.New("write tcp: broken pipe") }
+
+// TestResponseFailureAfterStart: a response that fails after it started
+// aborts the connection, and is an error line only when the server failed;
+// a client that hung up or cancelled mid-body is logged at debug.
+func TestResponseFailureAfterStart(t *testing.T) {
+	cases := []struct {
+		name   string
+		broken bool // the client's connection broke: writes fail
+		cancel bool // the client cancelled the request
+		level  string
+	}{
+		{name: "server failed mid-body", level: "error"},
+		{name: "client connection broke", broken: true, level: "debug"},
+		{name: "client cancelled", cancel: true, level: "debug"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var logs syncBuffer
+			ctx, cancel := context.WithCancel(zerolog.New(&logs).WithContext(context.Background()))
+			defer cancel()
+			h := adapt(func(w http.ResponseWriter, r *http.Request) error {
+				w.WriteHeader(http.StatusOK)
+				if _, err := w.Write([]byte("first block")); err != nil {
+					return fmt.Errorf("decode block 0: write: %w", err)
+				}
+				if tc.cancel {
+					cancel()
+				}
+				return errors.New("peer stream broke")
+			})
+			var w http.ResponseWriter = httptest.NewRecorder()
+			if tc.broken {
+				w = brokenWriter{httptest.NewRecorder()}
+			}
+			r := httptest.NewRequest(http.MethodGet, "/bkt/k", nil).WithContext(ctx)
+			func() {
+				defer func() {
+					if p := recover(); p != http.ErrAbortHandler {
+						t.Errorf("recovered %v, want http.ErrAbortHandler", p)
+					}
+				}()
+				h.ServeHTTP(w, r)
+			}()
+			var got []string
+			for _, l := range logs.lines(t) {
+				if l["message"] == "response failed after it started; aborting connection" {
+					got = append(got, fmt.Sprint(l["level"]))
+				}
+			}
+			if len(got) != 1 || got[0] != tc.level {
+				t.Errorf("failure logged at %v, want once at %s", got, tc.level)
+			}
+		})
 	}
 }

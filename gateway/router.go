@@ -145,17 +145,31 @@ func adapt(h handlerFunc) http.Handler {
 			return
 		}
 		if sw.started {
-			hlog.FromRequest(r).Error().Err(err).Msg("response failed after it started; aborting connection")
+			ev := hlog.FromRequest(r).Error()
+			if sw.clientGone(r) {
+				ev = hlog.FromRequest(r).Debug()
+			}
+			ev.Err(err).Msg("response failed after it started; aborting connection")
 			panic(http.ErrAbortHandler)
 		}
 		writeError(sw, r, err)
 	})
 }
 
-// startedWriter records whether the response header has been sent.
+// startedWriter records whether the response header has been sent, and
+// whether writing the response to the client failed.
 type startedWriter struct {
 	http.ResponseWriter
-	started bool
+	started  bool
+	writeErr error
+}
+
+// clientGone reports whether a response failed because the client went
+// away: a write to it failed (a broken pipe, a reset) or it cancelled the
+// request. That is the client's doing, as when a load generator stops
+// mid-GET, and no error line: only the server's own failures are.
+func (w *startedWriter) clientGone(r *http.Request) bool {
+	return w.writeErr != nil || r.Context().Err() != nil
 }
 
 func (w *startedWriter) WriteHeader(status int) {
@@ -165,7 +179,11 @@ func (w *startedWriter) WriteHeader(status int) {
 
 func (w *startedWriter) Write(p []byte) (int, error) {
 	w.started = true
-	return w.ResponseWriter.Write(p)
+	n, err := w.ResponseWriter.Write(p)
+	if err != nil && w.writeErr == nil {
+		w.writeErr = err
+	}
+	return n, err
 }
 
 // Unwrap lets http.ResponseController reach the connection.

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"testing"
 	"time"
 
@@ -81,11 +81,20 @@ func (s *objectSet) verify(ctx context.Context, t testing.TB, mc *minio.Client) 
 // peer with its own shard index and every part file of the same size.
 // It returns a description of the first shortfall, "" when there is none.
 func (s *objectSet) redundancy(peers []*proc, n int) string {
-	for _, keys := range []map[string]bool{s.keySet(), s.deleted} {
-		for key := range keys {
-			if msg := shardsComplete(peers, s.bucket, key, n); msg != "" {
-				return msg
-			}
+	var keys []string
+	for _, set := range []map[string]bool{s.keySet(), s.deleted} {
+		for key := range set {
+			keys = append(keys, key)
+		}
+	}
+	slices.Sort(keys)
+	held, msg := inspectPeers(peers, s.bucket, keys)
+	if msg != "" {
+		return msg
+	}
+	for _, key := range keys {
+		if msg := complete(peers, held, key, n); msg != "" {
+			return msg
 		}
 	}
 	return ""
@@ -99,17 +108,40 @@ func (s *objectSet) keySet() map[string]bool {
 	return out
 }
 
+// shardsComplete reports "" when the peers hold n distinct shards of one
+// version of bucket/key with part files of equal sizes, else what is off.
 func shardsComplete(peers []*proc, bucket, key string, n int) string {
+	held, msg := inspectPeers(peers, bucket, []string{key})
+	if msg != "" {
+		return msg
+	}
+	return complete(peers, held, key, n)
+}
+
+// inspectPeers reads what each peer's directory holds for keys, each
+// peer's index once (storage.InspectKeys); a failure is its message.
+func inspectPeers(peers []*proc, bucket string, keys []string) ([]map[string]storage.Inspection, string) {
+	held := make([]map[string]storage.Inspection, len(peers))
+	for i, p := range peers {
+		m, err := storage.InspectKeys(p.dir, bucket, keys)
+		if err != nil {
+			return nil, fmt.Sprintf("%s: %v", p.name, err)
+		}
+		held[i] = m
+	}
+	return held, ""
+}
+
+// complete is shardsComplete over what inspectPeers read.
+func complete(peers []*proc, held []map[string]storage.Inspection, key string, n int) string {
 	var want *meta.Object
 	var size []int64
 	seen := map[int]bool{}
-	for _, p := range peers {
-		o, files, err := storage.Inspect(p.dir, bucket, key)
-		if errors.Is(err, meta.ErrNotFound) {
+	for i, p := range peers {
+		in := held[i][key]
+		o, files := in.Object, in.Files
+		if o == nil {
 			continue
-		}
-		if err != nil {
-			return fmt.Sprintf("%s on %s: %v", key, p.name, err)
 		}
 		if want != nil && o.Stamp != want.Stamp {
 			return fmt.Sprintf("%s: %s holds %v, another peer %v", key, p.name, o.Stamp, want.Stamp)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	mathrand "math/rand/v2"
@@ -294,8 +295,11 @@ func TestHungPeer(t *testing.T) {
 	}
 	c.waitAlive(6)
 	repairStart := time.Now()
-	waitUntil(t, 180*time.Second, "repair restores all six shards of every object written during the stop", func() bool {
-		return during.redundancy(c.peers, 6) == ""
+	waitFor(t, 180*time.Second, "repair restores all six shards of every object written during the stop", func() error {
+		if msg := during.redundancy(c.peers, 6); msg != "" {
+			return errors.New(msg)
+		}
+		return nil
 	})
 	t.Logf("%d objects written during the stop repaired to 6 of 6 shards %.1f s after the peer was alive again",
 		len(during.live), time.Since(repairStart).Seconds())

@@ -45,8 +45,63 @@ func Inspect(dir, bucket, key string) (*meta.Object, []ShardFile, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("inspect %s/%s: %w", bucket, key, err)
 	}
+	return o, shardFiles(dir, bucket, key, o), nil
+}
+
+// Inspection is what InspectKeys finds for one key: its record and part
+// files as Inspect reports them, Object nil where the peer holds no record.
+type Inspection struct {
+	Object *meta.Object
+	Files  []ShardFile
+}
+
+// InspectKeys is Inspect for many keys of one bucket, reading the index
+// once: the copy of a running peer's index that Inspect may have to make
+// costs what the index holds, so checking thousands of keys one Inspect at
+// a time copied it thousands of times.
+func InspectKeys(dir, bucket string, keys []string) (map[string]Inspection, error) {
+	for _, key := range keys {
+		if err := checkBucketKey(bucket, key); err != nil {
+			return nil, err
+		}
+	}
+	out := make(map[string]Inspection, len(keys))
+	err := readIndex(dir, func(r pebble.Reader) error {
+		for _, key := range keys {
+			o, err := readRecordIn(r, bucket, key)
+			if errors.Is(err, meta.ErrNotFound) {
+				out[key] = Inspection{}
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("inspect %s/%s: %w", bucket, key, err)
+			}
+			out[key] = Inspection{Object: o, Files: shardFiles(dir, bucket, key, o)}
+		}
+		return nil
+	})
+	if !errors.Is(err, errNoIndex) {
+		return out, err
+	}
+	for _, key := range keys { // the old layout: a record file per key
+		o, files, err := Inspect(dir, bucket, key)
+		if errors.Is(err, meta.ErrNotFound) {
+			out[key] = Inspection{}
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out[key] = Inspection{Object: o, Files: files}
+	}
+	return out, nil
+}
+
+// shardFiles reports the sizes of the part files of o, the record of
+// bucket/key in the store in dir; nil for a version without shard files.
+func shardFiles(dir, bucket, key string, o *meta.Object) []ShardFile {
 	if !hasData(o) {
-		return o, nil, nil
+		return nil
 	}
 	h := keyHash(key)
 	objDir := filepath.Join(dir, "buckets", bucket, "obj", h[:2], h)
@@ -58,7 +113,7 @@ func Inspect(dir, bucket, key string) (*meta.Object, []ShardFile, error) {
 		}
 		files = append(files, f)
 	}
-	return o, files, nil
+	return files
 }
 
 // open maps the absolute dirs of the Stores open in this process to them.

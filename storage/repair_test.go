@@ -115,4 +115,19 @@ func TestInspectWithoutStore(t *testing.T) {
 	if n, err := CountRecords(s.Dir()); err != nil || n != 2 {
 		t.Fatalf("count records: %d %v", n, err)
 	}
+	// InspectKeys answers many keys from one read of the index, as
+	// Inspect answers each.
+	got, err := InspectKeys(s.Dir(), "bkt", []string{"k", "in", "absent"})
+	if err != nil || len(got) != 3 {
+		t.Fatalf("inspect keys: %v %+v", err, got)
+	}
+	if k := got["k"]; k.Object == nil || k.Object.Stamp != stamp(1, "w") || len(k.Files) != 1 || k.Files[0].Size != 4 {
+		t.Errorf("inspect keys, stored object: %+v", k)
+	}
+	if in := got["in"]; in.Object == nil || in.Object.Stamp != stamp(2, "w") || in.Files != nil {
+		t.Errorf("inspect keys, inlined object: %+v", in)
+	}
+	if a := got["absent"]; a.Object != nil {
+		t.Errorf("inspect keys, absent key: %+v", a)
+	}
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-var flagLine = regexp.MustCompile(`(?m)^  -([a-z0-9-]+)`)
+var flagLine = regexp.MustCompile(`(?m)^  --?([a-z0-9][a-z0-9-]*)`)
 
 // commandFlags lists the flags `tessera CMD -h` prints.
 func commandFlags(t *testing.T, cmd string) map[string]bool {

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
+	"io"
+	"net/url"
 	"os"
 )
 
@@ -48,4 +51,24 @@ func (c *adminCommand) given(name string) bool {
 	c.fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	_, inEnv := os.LookupEnv(envName(name))
 	return set || inEnv
+}
+
+// show makes one admin API call and prints its answer: as JSON with
+// --json, else as render draws it. status, layout and info are this.
+func show[T any](ctx context.Context, cmd *adminCommand, stdout io.Writer, method, path string, q url.Values, render func(io.Writer, T)) error {
+	c, err := cmd.client()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	var rep T
+	if err := c.do(ctx, method, path, q, &rep); err != nil {
+		return err
+	}
+	if *cmd.asJSON {
+		return printJSON(stdout, rep)
+	}
+	render(stdout, rep)
+	return nil
 }

@@ -23,21 +23,7 @@ func runAdminInfo(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := cmd.args(pos, 1, 1, "one BUCKET"); err != nil {
 		return err
 	}
-	c, err := cmd.client()
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(ctx, callTimeout)
-	defer cancel()
-	var rep gateway.BucketReport
-	if err := c.do(ctx, http.MethodGet, "bucket", url.Values{"name": {pos[0]}}, &rep); err != nil {
-		return err
-	}
-	if *cmd.asJSON {
-		return printJSON(stdout, rep)
-	}
-	renderInfo(stdout, rep)
-	return nil
+	return show(ctx, cmd, stdout, http.MethodGet, "bucket", url.Values{"name": {pos[0]}}, renderInfo)
 }
 
 func renderInfo(w io.Writer, rep gateway.BucketReport) {

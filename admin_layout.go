@@ -35,21 +35,7 @@ func runAdminLayout(ctx context.Context, args []string, stdout io.Writer) error 
 	if err != nil {
 		return cmd.usage(err)
 	}
-	c, err := cmd.client()
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(ctx, callTimeout)
-	defer cancel()
-	var rep gateway.LayoutReply
-	if err := c.do(ctx, method, path, q, &rep); err != nil {
-		return err
-	}
-	if *cmd.asJSON {
-		return printJSON(stdout, rep)
-	}
-	renderLayout(stdout, rep)
-	return nil
+	return show(ctx, cmd, stdout, method, path, q, renderLayout)
 }
 
 // layoutCall maps the layout subcommand's words to its API call.

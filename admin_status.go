@@ -26,21 +26,9 @@ func runAdminStatus(ctx context.Context, args []string, stdout io.Writer) error 
 	if err := cmd.noArgs(pos); err != nil {
 		return err
 	}
-	c, err := cmd.client()
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(ctx, callTimeout)
-	defer cancel()
-	var st gateway.ClusterStatus
-	if err := c.do(ctx, http.MethodGet, "status", nil, &st); err != nil {
-		return err
-	}
-	if *cmd.asJSON {
-		return printJSON(stdout, st)
-	}
-	renderStatus(stdout, st, time.Now())
-	return nil
+	return show(ctx, cmd, stdout, http.MethodGet, "status", nil, func(w io.Writer, st gateway.ClusterStatus) {
+		renderStatus(w, st, time.Now())
+	})
 }
 
 // renderStatus draws the status as a headline, a table of nodes and one

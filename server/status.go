@@ -9,6 +9,7 @@ import (
 	"tessera/cluster"
 	"tessera/meta"
 	"tessera/sched"
+	"tessera/storage"
 	"tessera/web"
 )
 
@@ -36,6 +37,7 @@ func (g *Gateway) Status() web.Status {
 		st.Repair = web.Progress{Pending: &pending, Done: &done, Failed: &failed}
 	}
 	g.fillRebalance(&st)
+	fillUpgrades(&st)
 	g.fillScrub(&st)
 	if g.obs != nil {
 		t := g.obs.s3.Totals()
@@ -49,6 +51,16 @@ func (g *Gateway) Status() web.Status {
 		st.Buckets = g.obs.buckets.snapshot()
 	}
 	return st
+}
+
+// fillUpgrades lists the stores of this process that are moving their
+// records into their index: in `tessera server`, peers that serve only
+// once that is done, and whose progress only this page can show.
+func fillUpgrades(st *web.Status) {
+	st.Upgrades = []web.Upgrade{}
+	for _, u := range storage.LayoutUpgrades() {
+		st.Upgrades = append(st.Upgrades, web.Upgrade{Dir: u.Dir, Moved: int64(u.Moved), Total: int64(u.Total), Started: u.Started.UTC()})
+	}
 }
 
 // fillNodes lists the members with their ring figures: weight w is a

@@ -39,7 +39,13 @@ func (s *Store) migrateLayout() (int, error) {
 	if err != nil {
 		return 0, ioErr("migrate: list buckets", err)
 	}
-	m := &migration{s: s}
+	m := &migration{s: s, total: countRecordDirs(s.bucketsDir)}
+	if m.total > 0 {
+		s.log.Info().Int("record_dirs", m.total).Msg("moving object records into the index")
+		var done func()
+		m.moved, done = startUpgrade(s.dir, m.total)
+		defer done()
+	}
 	for _, b := range buckets {
 		if !b.IsDir() || !ValidBucket(b.Name()) {
 			continue
@@ -69,6 +75,8 @@ type migration struct {
 	pending []*meta.Object
 	files   []string
 	n       int
+	total   int       // record dirs found at the start
+	moved   func(int) // publishes n (startUpgrade); nil when total is 0
 }
 
 func (m *migration) bucket(bucket string) error {
@@ -152,8 +160,14 @@ func (m *migration) flush() error {
 		}
 	}
 	m.n += len(m.pending)
+	if m.moved != nil {
+		m.moved(m.n)
+	}
+	if s.afterMigrateBatch != nil {
+		s.afterMigrateBatch()
+	}
 	if m.n/migrateBatch%10 == 0 {
-		s.log.Info().Int("records", m.n).Msg("migrating object records into the index")
+		s.log.Info().Int("records", m.n).Int("of", m.total).Msg("migrating object records into the index")
 	}
 	m.pending, m.files = m.pending[:0], m.files[:0]
 	return nil

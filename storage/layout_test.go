@@ -3,6 +3,7 @@ package storage
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -175,4 +176,48 @@ func writeFileAll(t *testing.T, path string, b []byte) {
 		t.Fatal(err)
 	}
 	writeFile(t, path, b)
+}
+
+// TestMigrateReportsProgress checks that an upgrade from the record-file
+// layout publishes its size and progress while Open runs, batch by batch,
+// and nothing once it is done.
+func TestMigrateReportsProgress(t *testing.T) {
+	dir := t.TempDir()
+	l := oldLayout{t, dir}
+	l.bucket("bkt")
+	const n = 2*migrateBatch + 500
+	for i := range n {
+		l.object(inlined("bkt", fmt.Sprint("k", i), stamp(1, "w"), []byte("x")))
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen []LayoutUpgrade
+	cfg := DefaultConfig()
+	cfg.afterMigrateBatch = func() {
+		for _, u := range LayoutUpgrades() {
+			if u.Dir == abs {
+				seen = append(seen, u)
+			}
+		}
+	}
+	s := openWith(t, dir, cfg)
+	want := []int{migrateBatch, 2 * migrateBatch, n}
+	if len(seen) != len(want) {
+		t.Fatalf("progress seen after %d batches, want %d: %+v", len(seen), len(want), seen)
+	}
+	for i, u := range seen {
+		if u.Moved != want[i] || u.Total != n || u.Started.IsZero() {
+			t.Errorf("batch %d: %+v, want %d of %d moved", i, u, want[i], n)
+		}
+	}
+	for _, u := range LayoutUpgrades() {
+		if u.Dir == abs {
+			t.Fatalf("upgrade still published after Open: %+v", u)
+		}
+	}
+	if got := s.LiveObjects(); got != n {
+		t.Fatalf("live objects %d, want %d", got, n)
+	}
 }

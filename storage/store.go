@@ -40,6 +40,9 @@ type Config struct {
 	// statfs replaces the filesystem's capacity and free bytes (tests: a
 	// disk filling up).
 	statfs func() (capacity, free uint64, err error)
+	// afterMigrateBatch runs after each batch of a layout upgrade (tests:
+	// its progress seen mid-run).
+	afterMigrateBatch func()
 }
 
 // DefaultConfig returns a Config that logs nothing.
@@ -90,13 +93,16 @@ type Store struct {
 	fullAt   atomic.Int64
 	fullFree atomic.Uint64
 	statfs   func() (capacity, free uint64, err error) // Config.statfs
+	// afterMigrateBatch is Config.afterMigrateBatch.
+	afterMigrateBatch func()
 }
 
 // Open opens (creating if needed) the store in dir, wipes its staging area
 // and opens the index in DIR/index. It reads no object record, so its time
 // does not grow with the object count; the one exception is the first
 // Open of a store in the old layout (a record file per object), which
-// moves those records into the index (migrate_layout.go). Leftovers of
+// moves those records into the index (layout.go), publishing its
+// progress (LayoutUpgrades). Leftovers of
 // crashed commits are collected by a sweep in the background (sweep.go).
 // Open fails when dir or the index is unusable.
 func Open(dir string, cfg Config) (*Store, error) {
@@ -115,6 +121,8 @@ func Open(dir string, cfg Config) (*Store, error) {
 		reaper:     newReaper(),
 		afterFunc:  func(d time.Duration, f func()) { time.AfterFunc(d, f) },
 		statfs:     cfg.statfs,
+
+		afterMigrateBatch: cfg.afterMigrateBatch,
 	}
 	if s.grace == 0 {
 		s.grace = DefaultRetireGrace

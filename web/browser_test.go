@@ -126,9 +126,9 @@ func TestWebPageSynthetic100(t *testing.T) {
 				t.Fatalf("page never updated twice: %v", err)
 			}
 			type counts struct {
-				Rows, Peers, Dead, Suspect, RingRows, SchedRows, Sparks, Bands, Buckets, Dashes int
-				Policy                                                                          string
-				Overflow, SignOut                                                               bool
+				Rows, Peers, Dead, Suspect, RingRows, SchedRows, Sparks, Bands, Buckets, Dashes, Upgrades int
+				Policy                                                                                    string
+				Overflow, SignOut                                                                         bool
 			}
 			got, err := chromedp.Run(ctx, chromedp.Evaluate[counts](`(() => {
 				const q = (s) => document.querySelectorAll(s).length;
@@ -142,6 +142,7 @@ func TestWebPageSynthetic100(t *testing.T) {
 					Sparks: q('#nodes svg.spark polyline'),
 					Bands: q('#ring-peers svg.pbar rect.band'),
 					Buckets: q('#bucket-list tr[data-bucket]'),
+					Upgrades: q('#jobs-body .job[data-job="index upgrade /data/peer-007"] .bar'),
 					Dashes: [...document.querySelectorAll('#nodes tr[data-node] td')].filter(td => td.parentElement.dataset.node.startsWith('peer-') && td.textContent.includes('—')).length,
 					Policy: document.querySelector('#sched-summary [data-k="policy"]').textContent,
 					Overflow: document.documentElement.scrollWidth > window.innerWidth + 1,
@@ -173,6 +174,9 @@ func TestWebPageSynthetic100(t *testing.T) {
 			}
 			if got.Buckets != len(st.Buckets.Buckets) {
 				t.Errorf("%d buckets drawn, want %d", got.Buckets, len(st.Buckets.Buckets))
+			}
+			if got.Upgrades != 1 {
+				t.Errorf("%d index upgrades drawn with a progress bar, want 1", got.Upgrades)
 			}
 			if got.Dashes != 0 {
 				t.Errorf("%d node cells show — though every figure is filled", got.Dashes)

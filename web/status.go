@@ -8,18 +8,21 @@ import "time"
 
 // Status is the body of GET /api/status.
 type Status struct {
-	Version   string     `json:"version"`
-	NodeID    string     `json:"node_id"`
-	Time      time.Time  `json:"time"`
-	Code      string     `json:"default_code"`
-	Nodes     []Node     `json:"nodes"`
-	Ring      Ring       `json:"ring"`
-	Scheduler Scheduler  `json:"scheduler"`
-	S3        S3         `json:"s3"`
-	Repair    Progress   `json:"repair"`
-	Rebalance Progress   `json:"rebalance"`
-	Scrub     Scrub      `json:"scrub"`
-	Buckets   BucketScan `json:"buckets"`
+	Version   string    `json:"version"`
+	NodeID    string    `json:"node_id"`
+	Time      time.Time `json:"time"`
+	Code      string    `json:"default_code"`
+	Nodes     []Node    `json:"nodes"`
+	Ring      Ring      `json:"ring"`
+	Scheduler Scheduler `json:"scheduler"`
+	S3        S3        `json:"s3"`
+	Repair    Progress  `json:"repair"`
+	Rebalance Progress  `json:"rebalance"`
+	// Upgrades are this process's stores moving their records from the
+	// record-file layout into their index, which they do before serving.
+	Upgrades []Upgrade  `json:"index_upgrades"`
+	Scrub    Scrub      `json:"scrub"`
+	Buckets  BucketScan `json:"buckets"`
 	// Errors are the most recent warn-or-worse log lines of this node,
 	// newest last. Filled by the web server from its ErrorLog.
 	Errors []LogLine `json:"errors"`
@@ -118,6 +121,14 @@ type Progress struct {
 	Done    *int64 `json:"done"`
 	Failed  *int64 `json:"failed"`
 	Running *bool  `json:"running"`
+}
+
+// Upgrade is one store's layout upgrade in progress (storage.LayoutUpgrade).
+type Upgrade struct {
+	Dir     string    `json:"dir"`
+	Moved   int64     `json:"moved"`
+	Total   int64     `json:"total"`
+	Started time.Time `json:"started"`
 }
 
 // Scrub is the peers' deep scrub (every shard and record read and

@@ -231,7 +231,9 @@
   }
 
   function drawJobs(st) {
-    $("jobs-body").innerHTML = job("repair", st.repair) + job("rebalance", st.rebalance);
+    const ups = (st.index_upgrades || []).map((u) =>
+      job("index upgrade " + u.dir, { running: true, pending: u.total - u.moved, done: u.moved, failed: 0 }));
+    $("jobs-body").innerHTML = job("repair", st.repair) + job("rebalance", st.rebalance) + ups.join("");
   }
 
   function when(t) { return t ? new Date(t).toLocaleString() : DASH; }

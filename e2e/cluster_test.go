@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -33,8 +34,11 @@ var clusterSizes = []int{2 << 10, 60 << 10, 300 << 10, 1<<20 + 4321}
 func (s *objectSet) put(ctx context.Context, t testing.TB, mc *minio.Client, key string, seed int64) {
 	t.Helper()
 	data := payload(seed, clusterSizes[int(seed)%len(clusterSizes)])
+	ctx, cancel := context.WithTimeout(ctx, opLimit)
+	defer cancel()
+	start := time.Now()
 	if _, err := mc.PutObject(ctx, s.bucket, key, bytes.NewReader(data), int64(len(data)), minio.PutObjectOptions{}); err != nil {
-		t.Fatalf("put %s: %v", key, err)
+		t.Fatalf("put %s: after %v: %v", key, time.Since(start).Round(time.Millisecond), err)
 	}
 	s.live[key] = sha256.Sum256(data)
 	delete(s.deleted, key)
@@ -42,8 +46,11 @@ func (s *objectSet) put(ctx context.Context, t testing.TB, mc *minio.Client, key
 
 func (s *objectSet) remove(ctx context.Context, t testing.TB, mc *minio.Client, key string) {
 	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, opLimit)
+	defer cancel()
+	start := time.Now()
 	if err := mc.RemoveObject(ctx, s.bucket, key, minio.RemoveObjectOptions{}); err != nil {
-		t.Fatalf("delete %s: %v", key, err)
+		t.Fatalf("delete %s: after %v: %v", key, time.Since(start).Round(time.Millisecond), err)
 	}
 	delete(s.live, key)
 	s.deleted[key] = true
@@ -53,27 +60,48 @@ func (s *objectSet) remove(ctx context.Context, t testing.TB, mc *minio.Client, 
 // deleted one stays deleted.
 func (s *objectSet) verify(ctx context.Context, t testing.TB, mc *minio.Client) {
 	t.Helper()
+	start := time.Now()
 	for key, want := range s.live {
-		obj, err := mc.GetObject(ctx, s.bucket, key, minio.GetObjectOptions{})
-		if err != nil {
-			t.Fatalf("get %s: %v", key, err)
-		}
-		h := sha256.New()
-		_, err = io.Copy(h, obj)
-		obj.Close()
-		if err != nil {
-			t.Fatalf("get %s: %v", key, err)
-		}
-		if got := [32]byte(h.Sum(nil)); got != want {
-			t.Fatalf("get %s: content differs from what was written", key)
+		if err := s.getOne(ctx, mc, key, want); err != nil {
+			t.Fatalf("get %s: %v (verify of %d live keys started %v ago)", key, err, len(s.live), time.Since(start).Round(time.Millisecond))
 		}
 	}
 	for key := range s.deleted {
-		_, err := mc.StatObject(ctx, s.bucket, key, minio.StatObjectOptions{})
+		octx, cancel := context.WithTimeout(ctx, opLimit)
+		_, err := mc.StatObject(octx, s.bucket, key, minio.StatObjectOptions{})
+		cancel()
 		if minio.ToErrorResponse(err).Code != "NoSuchKey" {
 			t.Fatalf("deleted %s: stat err = %v, want NoSuchKey", key, err)
 		}
 	}
+}
+
+// opLimit bounds one client call, retries included: minio-go retries a
+// request up to 10 times and waits up to a minute for each response's
+// headers (its transport's ResponseHeaderTimeout), with no bound at all
+// on a body, so a call the gateway never answers would otherwise hold a
+// scenario silently for many minutes.
+const opLimit = time.Minute
+
+// getOne reads key back and compares it with want, within opLimit.
+func (s *objectSet) getOne(ctx context.Context, mc *minio.Client, key string, want [32]byte) error {
+	ctx, cancel := context.WithTimeout(ctx, opLimit)
+	defer cancel()
+	t0 := time.Now()
+	obj, err := mc.GetObject(ctx, s.bucket, key, minio.GetObjectOptions{})
+	if err != nil {
+		return err
+	}
+	defer obj.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, obj)
+	if err != nil {
+		return fmt.Errorf("after %d bytes and %v: %w", n, time.Since(t0).Round(time.Millisecond), err)
+	}
+	if got := [32]byte(h.Sum(nil)); got != want {
+		return errors.New("content differs from what was written")
+	}
+	return nil
 }
 
 // redundancy checks, from the peers' directories, that every key written
@@ -180,10 +208,16 @@ func TestClusterKillAndRepair(t *testing.T) {
 	if msg := set.redundancy(c.peers, 6); msg != "" {
 		t.Fatalf("before any failure: %s", msg)
 	}
+	// Each step is logged as it ends, so a failure or a hang shows which
+	// step it was in and how long the ones before took.
+	begun := time.Now()
+	step := func(what string) { t.Logf("%s done, %v in", what, time.Since(begun).Round(time.Millisecond)) }
 
 	c.kill(c.peers[0])
 	c.kill(c.peers[1])
+	step("kill peer1, peer2")
 	set.verify(ctx, t, mc)
+	step("reads with two peers down")
 	// Writes keep succeeding with two peers down: new keys, overwrites
 	// and deletes, all of which miss the two dead peers.
 	for i := range 30 {
@@ -195,17 +229,26 @@ func TestClusterKillAndRepair(t *testing.T) {
 	for i := 190; i < 200; i++ {
 		set.remove(ctx, t, mc, fmt.Sprintf("obj/%03d", i))
 	}
+	step("writes and deletes with two peers down")
 	set.verify(ctx, t, mc)
-	if msg := set.redundancy(c.peers, 6); msg == "" {
+	step("reads after them")
+	msg := set.redundancy(c.peers, 6)
+	if msg == "" {
 		t.Fatal("objects written with two peers down are fully redundant: the test cannot tell repair happened")
 	}
+	step("redundancy check (" + msg + ")")
 
 	c.start(c.peers[0])
 	c.start(c.peers[1])
 	c.waitAlive(6)
-	waitUntil(t, 120*time.Second, "repair restores all six shards of every object", func() bool {
-		return set.redundancy(c.peers, 6) == ""
+	step("peer1, peer2 back")
+	waitFor(t, 120*time.Second, "repair restores all six shards of every object", func() error {
+		if msg := set.redundancy(c.peers, 6); msg != "" {
+			return errors.New(msg)
+		}
+		return nil
 	})
+	step("repair")
 
 	c.kill(c.peers[2])
 	c.kill(c.peers[3])

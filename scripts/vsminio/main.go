@@ -73,6 +73,11 @@ type config struct {
 	cluster        bool
 	scale          []int
 	scaleWait      time.Duration
+	// alone measures tessera without MinIO beside it (scale mode only):
+	// for counts MinIO would take hours to fill, where only tessera's own
+	// figures (restart, RSS, disk per object) are wanted.
+	alone       bool
+	scaleDelete bool
 }
 
 func main() {
@@ -82,7 +87,7 @@ func main() {
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	if cfg.minio == "" {
+	if cfg.minio == "" && !cfg.alone {
 		cfg.minio, err = installMinio(ctx)
 	}
 	switch {
@@ -116,6 +121,8 @@ func parseFlags(args []string) (config, error) {
 	fs.BoolVar(&cfg.cluster, "cluster", false, "also measure a tessera cluster: one gateway and six peer processes on loopback")
 	scale := fs.String("scale", "", "instead of the cells: fill both servers with small objects to each of these rising counts (e.g. 100000,1000000) and measure point reads, listings, restarts and deletes (see scale.go)")
 	fs.DurationVar(&cfg.scaleWait, "scale-wait", 0, "with -scale: wait this long after deleting everything before counting what stays on disk")
+	fs.BoolVar(&cfg.alone, "alone", false, "with -scale: measure tessera alone, without MinIO and without ratios")
+	fs.BoolVar(&cfg.scaleDelete, "scale-delete", true, "with -scale: delete everything at the end and measure what stays")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -131,6 +138,9 @@ func parseFlags(args []string) (config, error) {
 	}
 	cfg.cells = re
 	cfg.scale, err = parseScale(*scale)
+	if err == nil && cfg.alone && len(cfg.scale) == 0 {
+		err = errors.New("-alone needs -scale")
+	}
 	return cfg, err
 }
 

@@ -112,7 +112,14 @@ func runScale(ctx context.Context, cfg config) (err error) {
 		}
 		for _, t := range targets {
 			tb.add(step+"RSS after the reads", "MiB", false, t, rssMiB(t.procs[0].pid()))
+			files, bytes := diskUse(t.root)
+			tb.add(step+"files on disk per object", "files", false, t, float64(files)/float64(n))
+			tb.add(step+"bytes on disk per object", "B", false, t, float64(bytes)/float64(n))
 		}
+	}
+	if !cfg.scaleDelete {
+		env.loadEnd = loadavg()
+		return emit(env.scaleReport(targets, tb), cfg.out)
 	}
 	if err := deleteAll(ctx, targets, tb, have); err != nil {
 		return err
@@ -410,6 +417,10 @@ func (e *environment) scaleReport(targets []*target, tb *scaleTable) string {
 			} else {
 				ratios = append(ratios, ms[i]/ts[i])
 			}
+		}
+		if len(ms) == 0 { // -alone
+			fmt.Fprintf(&b, "| %s | %s %s | — | — |\n", r.name, fig(medianOf(ts)), r.unit)
+			continue
 		}
 		fmt.Fprintf(&b, "| %s | %s %s | %s %s | %.2f |\n", r.name, fig(medianOf(ts)), r.unit, fig(medianOf(ms)), r.unit, medianOf(ratios))
 	}

@@ -83,6 +83,9 @@ func (e *environment) start(ctx context.Context) ([]*target, error) {
 		fn        startFunc
 	}
 	starts := []start{{"tessera", e.cfg.tessera, startTessera}, {"MinIO", e.cfg.minio, startMinio}}
+	if e.cfg.alone {
+		starts = starts[:1]
+	}
 	if e.cfg.cluster {
 		starts = append(starts, start{clusterName, e.cfg.tessera, startTesseraCluster})
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -80,5 +81,46 @@ func BenchmarkGet(b *testing.B) {
 			})
 			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "ops/s")
 		})
+	}
+}
+
+// BenchmarkListDelimiter measures a top-level listing with delimiter "/"
+// (one page of 1,000 common prefixes) of a bucket holding 20,000 small
+// objects spread over 1,000 prefixes, the scale benchmark's delimiter row.
+func BenchmarkListDelimiter(b *testing.B) {
+	c := startServer(b)
+	mustMakeBucket(b, c, "bench")
+	const n, prefixes = 20000, 1000
+	fillSmall(b, c, "bench", n, func(i int) string { return fmt.Sprintf("d%03d/f%07d", i%prefixes, i) })
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res, err := c.core.ListObjectsV2("bench", "", "", "", "/", 1000)
+		if err != nil || len(res.CommonPrefixes) != prefixes {
+			b.Fatalf("%d prefixes, %v", len(res.CommonPrefixes), err)
+		}
+	}
+}
+
+// fillSmall writes n objects of 0–255 bytes named by key, 32 at a time.
+func fillSmall(b *testing.B, c *cluster, bucket string, n int, key func(int) string) {
+	b.Helper()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				data := payload(int64(i), i%256)
+				if _, err := c.mc.PutObject(context.Background(), bucket, key(i), bytes.NewReader(data), int64(len(data)), minio.PutObjectOptions{}); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if b.Failed() {
+		b.FailNow()
 	}
 }

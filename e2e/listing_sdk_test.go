@@ -326,3 +326,62 @@ func TestListObjectsChecksums(t *testing.T) {
 	}
 	check("ListObjectsV2", v2.Contents)
 }
+
+// TestListObjectVersionsSDK pages through ListObjectVersions with the AWS
+// SDK's paginator, on a bucket that was never versioned: every object is
+// its one latest "null" version, across pages and through a delimiter,
+// and deleting each listed version by its id empties the bucket, the way
+// clients clean up by versions.
+func TestListObjectVersionsSDK(t *testing.T) {
+	c := startServer(t)
+	cl := newAWS(t, c)
+	ctx := context.Background()
+	mustMakeBucket(t, c, "lvers")
+	var keys []string
+	for i := range 25 {
+		key := fmt.Sprintf("d%d/k%02d", i%3, i)
+		keys = append(keys, key)
+		if _, err := cl.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("lvers"), Key: aws.String(key),
+			Body: strings.NewReader(key)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	slices.Sort(keys)
+	var listed []types.ObjectIdentifier
+	pages := 0
+	p := s3.NewListObjectVersionsPaginator(cl, &s3.ListObjectVersionsInput{Bucket: aws.String("lvers"), MaxKeys: aws.Int32(7)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		if len(page.DeleteMarkers) != 0 {
+			t.Fatalf("delete markers in a bucket never versioned: %+v", page.DeleteMarkers)
+		}
+		for _, v := range page.Versions {
+			if aws.ToString(v.VersionId) != "null" || !aws.ToBool(v.IsLatest) || aws.ToInt64(v.Size) != int64(len(aws.ToString(v.Key))) {
+				t.Errorf("version %s: id %q latest %v size %d", aws.ToString(v.Key), aws.ToString(v.VersionId), aws.ToBool(v.IsLatest), aws.ToInt64(v.Size))
+			}
+			listed = append(listed, types.ObjectIdentifier{Key: v.Key, VersionId: v.VersionId})
+		}
+	}
+	var got []string
+	for _, o := range listed {
+		got = append(got, aws.ToString(o.Key))
+	}
+	if !slices.Equal(got, keys) || pages != 4 {
+		t.Fatalf("%d pages listed %v, want 4 pages of %v", pages, got, keys)
+	}
+	d, err := cl.ListObjectVersions(ctx, &s3.ListObjectVersionsInput{Bucket: aws.String("lvers"), Delimiter: aws.String("/")})
+	if err != nil || len(d.Versions) != 0 || len(d.CommonPrefixes) != 3 {
+		t.Fatalf("delimited: %v, %d versions, %d prefixes", err, len(d.Versions), len(d.CommonPrefixes))
+	}
+	out, err := cl.DeleteObjects(ctx, &s3.DeleteObjectsInput{Bucket: aws.String("lvers"), Delete: &types.Delete{Objects: listed}})
+	if err != nil || len(out.Errors) != 0 || len(out.Deleted) != len(keys) {
+		t.Fatalf("delete by version: %v, %d errors, %d deleted", err, len(out.Errors), len(out.Deleted))
+	}
+	if left, err := cl.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String("lvers")}); err != nil || aws.ToInt32(left.KeyCount) != 0 {
+		t.Fatalf("after deleting every version: %v, %d keys left", err, aws.ToInt32(left.KeyCount))
+	}
+}

@@ -152,7 +152,6 @@ func TestUnimplementedSubresources(t *testing.T) {
 		{method: http.MethodGet, target: "/bkt?tagging"},
 		{method: http.MethodDelete, target: "/bkt?cors"},
 		{method: http.MethodGet, target: "/bkt?uploads"},
-		{method: http.MethodGet, target: "/bkt?versions"},
 		{method: http.MethodGet, target: "/bkt?object-lock"},
 		{method: http.MethodPost, target: "/bkt"},
 		{method: http.MethodGet, target: "/bkt/k?acl"},

@@ -14,6 +14,7 @@ var listQuerySeeds = []string{
 	"max-buckets=3&prefix=a&bucket-region=us-east-1", "max-buckets=0", "continuation-token=b",
 	"list-type=2&continuation-token=" + encodeToken("k\x01") + "&start-after=z", "max-uploads=2&key-marker=k&upload-id-marker=u",
 	"max-parts=0&part-number-marker=-1", "part-number-marker=2736457823532448723", "max-keys=%00",
+	"versions&key-marker=k&version-id-marker=null", "version-id-marker=null", "key-marker=a&version-id-marker=v1",
 }
 
 // listArgCodes are the handler errors a list parameter may raise: all of
@@ -60,6 +61,12 @@ func FuzzListQuery(f *testing.F) {
 			requireCode(t, err, listArgCodes...)
 		} else if u.opts.MaxUploads < 0 || u.opts.MaxUploads > 1000 {
 			t.Fatalf("%q: max-uploads %d", raw, u.opts.MaxUploads)
+		}
+		if v, err := parseVersionList("bkt", q); err != nil {
+			requireCode(t, err, append(listArgCodes, errInvalidVersionID)...)
+		} else if v.maxKeys < 0 || v.maxKeys > 1000 || v.after != v.keyMarker ||
+			(v.versionIDMarker != "" && (v.keyMarker == "" || v.versionIDMarker != nullVersion)) {
+			t.Fatalf("%q: version listing %+v", raw, v)
 		}
 		if marker, maxParts, err := parsePartList(q); err != nil {
 			requireCode(t, err, listArgCodes...)

@@ -46,6 +46,7 @@ func (g *gateway) bucketRoutes() []route {
 		{method: http.MethodGet, queries: []string{"versioning"}, h: g.getBucketVersioning},
 		{method: http.MethodPost, queries: []string{"delete"}, h: g.deleteObjects},
 		{method: http.MethodGet, queries: []string{"uploads"}, h: g.listMultipartUploads},
+		{method: http.MethodGet, queries: []string{"versions"}, h: g.listObjectVersions},
 		{unimplemented: true, h: notImplemented},
 		{method: http.MethodGet, queries: []string{"list-type"}, h: g.listObjectsV2},
 		{method: http.MethodGet, h: g.listObjectsV1},

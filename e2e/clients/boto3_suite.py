@@ -396,6 +396,28 @@ def _():
     assert "Status" not in v, v
 
 
+@check("list_object_versions paginated; bucket.object_versions.delete() empties a bucket")
+def _():
+    vb = B + "-v"
+    s3.create_bucket(Bucket=vb)
+    keys = ["a/1", "a/2", "b", "c d", "e+f"]
+    for k in keys:
+        s3.put_object(Bucket=vb, Key=k, Body=k.encode())
+    seen = []
+    for page in s3.get_paginator("list_object_versions").paginate(Bucket=vb, PaginationConfig={"PageSize": 2}):
+        assert not page.get("DeleteMarkers"), page
+        for v in page.get("Versions", []):
+            assert v["VersionId"] == "null" and v["IsLatest"] and v["Size"] == len(v["Key"]), v
+            seen.append(v["Key"])
+    assert seen == keys, seen
+    d = s3.list_object_versions(Bucket=vb, Delimiter="/")
+    assert [p["Prefix"] for p in d["CommonPrefixes"]] == ["a/"], d
+    res = boto3.resource("s3", endpoint_url=ENDPOINT, region_name="us-east-1", verify=CERT if CERT else None)
+    res.Bucket(vb).object_versions.delete()
+    assert s3.list_objects_v2(Bucket=vb)["KeyCount"] == 0
+    s3.delete_bucket(Bucket=vb)
+
+
 @check("empty and delete bucket")
 def _():
     for page in s3.get_paginator("list_objects_v2").paginate(Bucket=B):

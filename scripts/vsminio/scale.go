@@ -111,7 +111,6 @@ func runScale(ctx context.Context, cfg config) (err error) {
 			}
 		}
 		for _, t := range targets {
-			tb.add(step+"RSS after the reads", "MiB", false, t, rssMiB(t.procs[0].pid()))
 			files, bytes := diskUse(t.root)
 			tb.add(step+"files on disk per object", "files", false, t, float64(files)/float64(n))
 			tb.add(step+"bytes on disk per object", "B", false, t, float64(bytes)/float64(n))
@@ -189,6 +188,12 @@ func readRows(ctx context.Context, cfg config, t *target, tb *scaleTable, step s
 		return err
 	}
 	tb.add(step+"full listing, 1,000 per page", "s", false, t, d.Seconds())
+	// Memory of the process that did the work, before the restart
+	// replaces it: now, and its peak since it started (the fill's, in the
+	// first round).
+	pid := t.procs[0].pid()
+	tb.add(step+"RSS after the reads", "MiB", false, t, statusMiB(pid, "VmRSS"))
+	tb.add(step+"peak RSS since the server started", "MiB", false, t, statusMiB(pid, "VmHWM"))
 	d, err = t.restart(ctx, scaleKey(n/2), false)
 	if err != nil {
 		return err
@@ -366,14 +371,15 @@ func keyIndex(key string) int {
 	return i
 }
 
-// rssMiB is VmRSS of pid now, in MiB.
-func rssMiB(pid int) float64 {
+// statusMiB is a memory field of pid's /proc status (VmRSS, VmHWM) in
+// MiB, -1 when unreadable.
+func statusMiB(pid int, field string) float64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return -1
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
 			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
 			return kb / 1024
 		}

@@ -854,3 +854,234 @@ func (z Strings) Msgsize() (s int) {
 	}
 	return
 }
+
+// MarshalMsg implements msgp.Marshaler
+func (z *listView) MarshalMsg(b []byte) (o []byte, err error) {
+	o = msgp.Require(b, z.Msgsize())
+	// check for omitted fields
+	zb0001Len := uint32(9)
+	var zb0001Mask uint16 /* 9 bits */
+	_ = zb0001Mask
+	if z.Deleted == false {
+		zb0001Len--
+		zb0001Mask |= 0x8
+	}
+	if z.Headers == nil {
+		zb0001Len--
+		zb0001Mask |= 0x40
+	}
+	if z.StorageClass == "" {
+		zb0001Len--
+		zb0001Mask |= 0x80
+	}
+	// variable map header, size zb0001Len
+	o = append(o, 0x80|uint8(zb0001Len))
+
+	// skip if no fields are to be emitted
+	if zb0001Len != 0 {
+		// string "bucket"
+		o = append(o, 0xa6, 0x62, 0x75, 0x63, 0x6b, 0x65, 0x74)
+		o = msgp.AppendString(o, z.Bucket)
+		// string "key"
+		o = append(o, 0xa3, 0x6b, 0x65, 0x79)
+		o = msgp.AppendString(o, z.Key)
+		// string "stamp"
+		o = append(o, 0xa5, 0x73, 0x74, 0x61, 0x6d, 0x70)
+		// map header, size 2
+		// string "nanos"
+		o = append(o, 0x82, 0xa5, 0x6e, 0x61, 0x6e, 0x6f, 0x73)
+		o = msgp.AppendInt64(o, z.Stamp.Nanos)
+		// string "writer"
+		o = append(o, 0xa6, 0x77, 0x72, 0x69, 0x74, 0x65, 0x72)
+		o = msgp.AppendString(o, z.Stamp.Writer)
+		if (zb0001Mask & 0x8) == 0 { // if not omitted
+			// string "deleted"
+			o = append(o, 0xa7, 0x64, 0x65, 0x6c, 0x65, 0x74, 0x65, 0x64)
+			o = msgp.AppendBool(o, z.Deleted)
+		}
+		// string "size"
+		o = append(o, 0xa4, 0x73, 0x69, 0x7a, 0x65)
+		o = msgp.AppendInt64(o, z.Size)
+		// string "etag"
+		o = append(o, 0xa4, 0x65, 0x74, 0x61, 0x67)
+		o = msgp.AppendString(o, z.ETag)
+		if (zb0001Mask & 0x40) == 0 { // if not omitted
+			// string "headers"
+			o = append(o, 0xa7, 0x68, 0x65, 0x61, 0x64, 0x65, 0x72, 0x73)
+			o = msgp.AppendMapHeader(o, uint32(len(z.Headers)))
+			for za0001, za0002 := range z.Headers {
+				o = msgp.AppendString(o, za0001)
+				o = msgp.AppendString(o, za0002)
+			}
+		}
+		if (zb0001Mask & 0x80) == 0 { // if not omitted
+			// string "storage_class"
+			o = append(o, 0xad, 0x73, 0x74, 0x6f, 0x72, 0x61, 0x67, 0x65, 0x5f, 0x63, 0x6c, 0x61, 0x73, 0x73)
+			o = msgp.AppendString(o, z.StorageClass)
+		}
+		// string "mod_time"
+		o = append(o, 0xa8, 0x6d, 0x6f, 0x64, 0x5f, 0x74, 0x69, 0x6d, 0x65)
+		o = msgp.AppendTime(o, z.ModTime)
+	}
+	return
+}
+
+// UnmarshalMsg implements msgp.Unmarshaler
+func (z *listView) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
+	if err != nil {
+		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 > z0ac8f864limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, bts, err = msgp.ReadMapKeyZC(bts)
+		if err != nil {
+			err = msgp.WrapError(err)
+			return
+		}
+		switch msgp.UnsafeString(field) {
+		case "bucket":
+			z.Bucket, bts, err = msgp.ReadStringBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Bucket")
+				return
+			}
+		case "key":
+			z.Key, bts, err = msgp.ReadStringBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Key")
+				return
+			}
+		case "stamp":
+			var zb0002 uint32
+			zb0002, bts, err = msgp.ReadMapHeaderBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Stamp")
+				return
+			}
+			if zb0002 > z0ac8f864limitMaps {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			for zb0002 > 0 {
+				zb0002--
+				field, bts, err = msgp.ReadMapKeyZC(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Stamp")
+					return
+				}
+				switch msgp.UnsafeString(field) {
+				case "nanos":
+					z.Stamp.Nanos, bts, err = msgp.ReadInt64Bytes(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Stamp", "Nanos")
+						return
+					}
+				case "writer":
+					z.Stamp.Writer, bts, err = msgp.ReadStringBytes(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Stamp", "Writer")
+						return
+					}
+				default:
+					bts, err = msgp.Skip(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Stamp")
+						return
+					}
+				}
+			}
+		case "deleted":
+			z.Deleted, bts, err = msgp.ReadBoolBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Deleted")
+				return
+			}
+		case "size":
+			z.Size, bts, err = msgp.ReadInt64Bytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Size")
+				return
+			}
+		case "etag":
+			z.ETag, bts, err = msgp.ReadStringBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "ETag")
+				return
+			}
+		case "headers":
+			var zb0003 uint32
+			zb0003, bts, err = msgp.ReadMapHeaderBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Headers")
+				return
+			}
+			if zb0003 > z0ac8f864limitMaps {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			if z.Headers == nil {
+				z.Headers = make(Strings, zb0003)
+			} else if len(z.Headers) > 0 {
+				clear(z.Headers)
+			}
+			for zb0003 > 0 {
+				var za0002 string
+				zb0003--
+				var za0001 string
+				za0001, bts, err = msgp.ReadStringBytes(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Headers")
+					return
+				}
+				za0002, bts, err = msgp.ReadStringBytes(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Headers", za0001)
+					return
+				}
+				z.Headers[za0001] = za0002
+			}
+		case "storage_class":
+			z.StorageClass, bts, err = msgp.ReadStringBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "StorageClass")
+				return
+			}
+		case "mod_time":
+			z.ModTime, bts, err = msgp.ReadTimeUTCBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "ModTime")
+				return
+			}
+		default:
+			bts, err = msgp.Skip(bts)
+			if err != nil {
+				err = msgp.WrapError(err)
+				return
+			}
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z *listView) Msgsize() (s int) {
+	s = 1 + 7 + msgp.StringPrefixSize + len(z.Bucket) + 4 + msgp.StringPrefixSize + len(z.Key) + 6 + 1 + 6 + msgp.Int64Size + 7 + msgp.StringPrefixSize + len(z.Stamp.Writer) + 8 + msgp.BoolSize + 5 + msgp.Int64Size + 5 + msgp.StringPrefixSize + len(z.ETag) + 8 + msgp.MapHeaderSize
+	if z.Headers != nil {
+		for za0001, za0002 := range z.Headers {
+			_ = za0002
+			s += msgp.StringPrefixSize + len(za0001) + msgp.StringPrefixSize + len(za0002)
+		}
+	}
+	s += 14 + msgp.StringPrefixSize + len(z.StorageClass) + 9 + msgp.TimeSize
+	return
+}

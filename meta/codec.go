@@ -109,6 +109,36 @@ func MarshalObject(o *Object) ([]byte, error) {
 	return frame(formatV2, body, o.Inline), nil
 }
 
+// UnmarshalEntry decodes and verifies an object record as a listing line
+// (EntryOf), with the bucket the record names. It checks what
+// UnmarshalObject checks of the whole record (frame, checksum, a well
+// formed body), but decodes only the fields a listing shows: a listing
+// decodes a record for every key it passes.
+func UnmarshalEntry(b []byte) (bucket string, e Entry, err error) {
+	format, body, _, err := unframe(b)
+	if err != nil {
+		return "", Entry{}, err
+	}
+	if format == formatV1 {
+		o, err := UnmarshalObject(b)
+		if err != nil {
+			return "", Entry{}, err
+		}
+		return o.Bucket, EntryOf(o), nil
+	}
+	var v listView
+	rest, err := v.UnmarshalMsg(body)
+	if err == nil && len(rest) != 0 {
+		err = fmt.Errorf("%d bytes after the record", len(rest))
+	}
+	if err != nil {
+		return "", Entry{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	alg, typ := checksumKind(v.Headers)
+	return v.Bucket, Entry{Key: v.Key, Stamp: v.Stamp, Deleted: v.Deleted, Size: v.Size, ETag: v.ETag,
+		ModTime: v.ModTime, StorageClass: v.StorageClass, ChecksumAlgorithm: alg, ChecksumType: typ}, nil
+}
+
 // UnmarshalObject decodes and verifies an object record of either format.
 func UnmarshalObject(b []byte) (*Object, error) {
 	format, body, in, err := unframe(b)

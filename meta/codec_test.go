@@ -105,12 +105,22 @@ func FuzzUnmarshal(f *testing.F) {
 	v1, _ := Marshal(sampleObject(), nil)
 	f.Add(v1)
 	f.Fuzz(func(t *testing.T, data []byte) {
+		bucket, e, eerr := UnmarshalEntry(data)
+		if eerr != nil && !errors.Is(eerr, ErrCorrupt) {
+			t.Fatalf("entry error not ErrCorrupt: %v", eerr)
+		}
 		o, err := UnmarshalObject(data)
 		if err != nil {
 			if !errors.Is(err, ErrCorrupt) {
 				t.Fatalf("error not ErrCorrupt: %v", err)
 			}
 			return
+		}
+		// A record that decodes whole decodes as a listing line too, the
+		// same line. (Not the converse: the line skips fields whose
+		// damage only the whole decode sees.)
+		if eerr != nil || bucket != o.Bucket || e != EntryOf(o) {
+			t.Fatalf("entry %q %+v %v of a record that decodes as %+v", bucket, e, eerr, EntryOf(o))
 		}
 		again, err := MarshalObject(o)
 		if err != nil {
@@ -283,4 +293,37 @@ func FuzzUnmarshalVersions(f *testing.F) {
 			t.Fatalf("re-encoded versions do not decode: %v", err)
 		}
 	})
+}
+
+// TestUnmarshalEntry: the listing line decoded from a record, in either
+// format, is EntryOf the whole record, and damage is ErrCorrupt.
+func TestUnmarshalEntry(t *testing.T) {
+	deleted := sampleObject()
+	deleted.Deleted, deleted.Size, deleted.ETag, deleted.Inline = true, 0, "", nil
+	multipart := sampleObject()
+	multipart.ETag, multipart.StorageClass = "abc-3", "REDUCED_REDUNDANCY"
+	multipart.Headers = Strings{"X-Amz-Checksum-Crc32": "AAAAAA==-3", ChecksumTypeHeader: "COMPOSITE", "Cache-Control": "no"}
+	summed := sampleObject()
+	summed.Headers = Strings{"X-Amz-Checksum-Crc64nvme": "AAAAAAAAAAA="}
+	for _, o := range []*Object{sampleObject(), deleted, multipart, summed} {
+		v2, err := MarshalObject(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v1, err := Marshal(o, o.Inline)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, b := range map[string][]byte{"format 2": v2, "format 1": v1} {
+			bucket, e, err := UnmarshalEntry(b)
+			if err != nil || bucket != o.Bucket || e != EntryOf(o) {
+				t.Errorf("%s %s: %q %+v %v, want %+v", name, o.Key, bucket, e, err, EntryOf(o))
+			}
+			bad := bytes.Clone(b)
+			bad[len(bad)/2] ^= 1
+			if _, _, err := UnmarshalEntry(bad); !errors.Is(err, ErrCorrupt) {
+				t.Errorf("%s %s with a flipped bit: %v", name, o.Key, err)
+			}
+		}
+	}
 }

@@ -217,8 +217,11 @@ const (
 // ChecksumKind returns the algorithm and type of o's checksum ("" when it
 // has none; a checksum stored before types were is FULL_OBJECT). They are
 // the checksum package's constants, so listing lines share them.
-func (o *Object) ChecksumKind() (algorithm, typ string) {
-	for k := range o.Headers {
+func (o *Object) ChecksumKind() (algorithm, typ string) { return checksumKind(o.Headers) }
+
+// checksumKind is ChecksumKind of stored headers h.
+func checksumKind(h Strings) (algorithm, typ string) {
+	for k := range h {
 		name, ok := strings.CutPrefix(k, ChecksumHeaderPrefix)
 		if !ok || k == ChecksumTypeHeader {
 			continue
@@ -228,7 +231,7 @@ func (o *Object) ChecksumKind() (algorithm, typ string) {
 			continue
 		}
 		t := checksum.FullObject
-		if o.Headers[ChecksumTypeHeader] == string(checksum.Composite) {
+		if h[ChecksumTypeHeader] == string(checksum.Composite) {
 			t = checksum.Composite
 		}
 		return string(a), string(t)

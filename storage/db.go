@@ -153,6 +153,22 @@ func decodeRecord(bucket, key string, v []byte) (uint64, *meta.Object, error) {
 	return recordGen(v), o, nil
 }
 
+// decodeEntry is decodeRecord for a listing: the record's listing line
+// (meta.UnmarshalEntry), with the same checks of what it names.
+func decodeEntry(bucket, key string, v []byte) (meta.Entry, error) {
+	if len(v) < 8 {
+		return meta.Entry{}, fmt.Errorf("%w: record of %d bytes", meta.ErrCorrupt, len(v))
+	}
+	b, e, err := meta.UnmarshalEntry(v[8:])
+	if err != nil {
+		return meta.Entry{}, err
+	}
+	if b != bucket || e.Key != key || !validStamp(e.Stamp) {
+		return meta.Entry{}, fmt.Errorf("%w: record names %q/%q", meta.ErrCorrupt, b, e.Key)
+	}
+	return e, nil
+}
+
 // counter is the merge operator of the 'c' keys: values are int64 deltas
 // (big endian), merged by adding, so that concurrent commits to different
 // keys of a bucket update its live count without a read.

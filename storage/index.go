@@ -118,14 +118,13 @@ func (c *cursor) scan(after string, limit int) ([]meta.Entry, error) {
 		if err != nil {
 			return nil, fmt.Errorf("list %s: %w", c.bucket, err)
 		}
-		_, o, err := decodeRecord(c.bucket, key, v)
+		e, err := decodeEntry(c.bucket, key, v)
 		switch {
 		case err != nil && c.damaged:
 			out = append(out, meta.Entry{Key: key})
 		case err != nil:
 			c.s.log.Warn().Err(err).Str("bucket", c.bucket).Str("key", key).Msg("skipping damaged object record")
 		default:
-			e := meta.EntryOf(o)
 			e.Unsettled = valueHasKept(v)
 			out = append(out, e)
 		}

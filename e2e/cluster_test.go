@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -165,12 +166,15 @@ func complete(peers []*proc, held []map[string]storage.Inspection, key string, n
 	var want *meta.Object
 	var size []int64
 	seen := map[int]bool{}
+	var who []string // each peer and the shard it holds, for the message
 	for i, p := range peers {
 		in := held[i][key]
 		o, files := in.Object, in.Files
 		if o == nil {
+			who = append(who, p.name+":none")
 			continue
 		}
+		who = append(who, fmt.Sprintf("%s:%d", p.name, o.ShardIndex))
 		if want != nil && o.Stamp != want.Stamp {
 			return fmt.Sprintf("%s: %s holds %v, another peer %v", key, p.name, o.Stamp, want.Stamp)
 		}
@@ -188,7 +192,7 @@ func complete(peers []*proc, held []map[string]storage.Inspection, key string, n
 		seen[o.ShardIndex] = true
 	}
 	if len(seen) != n {
-		return fmt.Sprintf("%s: %d of %d shards held", key, len(seen), n)
+		return fmt.Sprintf("%s: %d of %d shards held (%s)", key, len(seen), n, strings.Join(who, " "))
 	}
 	return ""
 }

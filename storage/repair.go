@@ -148,8 +148,10 @@ func inspectRecord(dir, bucket, key string) (*meta.Object, error) {
 var errNoIndex = errors.New("no index")
 
 // readIndex runs fn on the index of the store in dir: the index of a Store
-// open on dir in this process, else the index opened read-only, else,
-// when another process holds it, a copy of it.
+// open on dir in this process, else a copy of it. It never opens another
+// process's index in place, even one that looks unused: pebble would
+// take the index's lock for as long as fn runs, and a peer starting on
+// dir meanwhile would fail to open its store.
 func readIndex(dir string, fn func(pebble.Reader) error) error {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -168,12 +170,7 @@ func readIndex(dir string, fn func(pebble.Reader) error) error {
 	if _, err := os.Stat(idx); isNotExist(err) {
 		return errNoIndex
 	}
-	db, err := pebble.Open(idx, &pebble.Options{ReadOnly: true, Merger: counter, Logger: pebbleLogger{zerolog.Nop()}})
-	if err != nil {
-		return readCopy(idx, fn)
-	}
-	defer db.Close()
-	return fn(db)
+	return readCopy(idx, fn)
 }
 
 // CountRecords returns how many object records (tombstones and damaged
@@ -204,7 +201,7 @@ func CountRecords(dir string) (int, error) {
 }
 
 // readCopy runs fn on a copy of the index at idx, which another process
-// holds open: its immutable tables are linked, the rest copied, and the
+// may hold open: its immutable tables are linked, the rest copied, and the
 // copy opened as pebble opens after a crash.
 func readCopy(idx string, fn func(pebble.Reader) error) error {
 	tmp, err := os.MkdirTemp("", "tessera-inspect-")

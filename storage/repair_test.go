@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -129,5 +130,30 @@ func TestInspectWithoutStore(t *testing.T) {
 	}
 	if a := got["absent"]; a.Object != nil {
 		t.Errorf("inspect keys, absent key: %+v", a)
+	}
+}
+
+// TestInspectLeavesTheIndexUnlocked: reading a closed store's index (as
+// tests inspect a stopped peer) must not hold its lock, or the peer
+// restarting on the dir at that moment fails to open its store.
+func TestInspectLeavesTheIndexUnlocked(t *testing.T) {
+	s := newStore(t)
+	dir := s.Dir()
+	if err := s.Commit(ctx, inlined("bkt", "k", stamp(1, "w"), []byte("x")), nil); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	err := readIndex(dir, func(r pebble.Reader) error {
+		if _, err := readRecordIn(r, "bkt", "k"); err != nil {
+			return err
+		}
+		again, err := Open(dir, DefaultConfig())
+		if err != nil {
+			return fmt.Errorf("open while the index is read: %w", err)
+		}
+		return again.Close()
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

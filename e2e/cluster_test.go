@@ -244,6 +244,8 @@ func TestClusterKillAndRepair(t *testing.T) {
 
 	c.start(c.peers[0])
 	c.start(c.peers[1])
+	c.waitServing(c.peers[0])
+	c.waitServing(c.peers[1])
 	c.waitAlive(6)
 	step("peer1, peer2 back")
 	waitFor(t, 120*time.Second, "repair restores all six shards of every object", func() error {

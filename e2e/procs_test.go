@@ -271,6 +271,31 @@ func (c *procCluster) kill(p *proc) {
 	<-waited
 }
 
+// waitServing waits until p accepts connections on its API address, and
+// fails the test at once if p exits first: a restart that gossip has not
+// yet noticed passes waitAlive before the process even opened its store.
+func (c *procCluster) waitServing(p *proc) {
+	c.t.Helper()
+	p.mu.Lock()
+	waited := p.waited
+	p.mu.Unlock()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if conn, err := net.DialTimeout("tcp", p.api, time.Second); err == nil {
+			conn.Close()
+			return
+		}
+		select {
+		case <-waited:
+			c.t.Fatalf("%s exited before it served; see %s", p.name, p.log)
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("%s not serving on %s after 60s", p.name, p.api)
+		}
+	}
+}
+
 // signal sends sig to p, if running, and waits up to 15 s for it to exit.
 func (c *procCluster) signal(p *proc, sig syscall.Signal) {
 	p.mu.Lock()

@@ -53,13 +53,15 @@ func newGatewayCmd() *gatewayCmd {
 	return c
 }
 
-// registerRepair adds the gateway's repair scanner flags.
+// registerRepair adds the repair scanner's and the tombstone collector's
+// flags, of the gateway and the embedded server.
 func registerRepair(fs *flag.FlagSet, r *object.RepairQueueConfig) {
 	fs.DurationVar(&r.ScanInterval, "scan-interval", r.ScanInterval, "pause between repair scanner passes over every object (0 disables)")
 	fs.Float64Var(&r.ScanRate, "scan-rate", 50, "objects per second the repair scanner checks")
 	fs.IntVar(&r.Workers, "repair-workers", 2, "objects repaired, and keys the scanner checks, at once")
 	fs.DurationVar(&r.TombstoneGrace, "tombstone-grace", object.DefaultTombstoneGrace,
-		"age after which the scanner removes a delete's tombstone from every peer, once all hold it (negative keeps them)")
+		"age after which a delete's tombstone is removed from every peer, once all hold it (negative keeps them)")
+	fs.Float64Var(&r.CollectRate, "collect-rate", object.DefaultCollectRate, "tombstones per second removed from every peer")
 }
 
 // registerTLS adds the S3 endpoint's TLS and virtual-host flags, shared by

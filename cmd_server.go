@@ -53,6 +53,7 @@ func newServerCmd() *serverCmd {
 	fs.Var(sizeFlag{&cfg.IndexCache}, "index-cache", "block cache all the peers' indexes share, e.g. 64MiB: the bound on index memory")
 	registerTLS(fs, &cfg.TLSCert, &cfg.TLSKey, &c.domains)
 	registerScrub(fs, &cfg.Scrub)
+	registerRepair(fs, &cfg.Repair)
 	return c
 }
 

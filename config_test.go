@@ -28,7 +28,7 @@ var sampleValues = map[string][]string{
 	"advertise-address": {"peer1.internal:9100"}, "join": {"a.test:7946", "b.test:7946"},
 	"capacity": {"10GiB"}, "zone": {"rack-2"}, "ring-width": {"6"}, "gossip-timing": {"fast"},
 	"max-send-rate": {"125000000"}, "chunk-delay": {"2ms"}, "scan-interval": {"5m"},
-	"scan-rate": {"12.5"}, "repair-workers": {"4"}, "tombstone-grace": {"48h"},
+	"scan-rate": {"12.5"}, "repair-workers": {"4"}, "tombstone-grace": {"48h"}, "collect-rate": {"75"},
 	"index-cache": {"16MiB"}, "peer-address": {"127.0.0.2:19100"},
 }
 

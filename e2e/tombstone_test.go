@@ -116,7 +116,7 @@ func TestTombstonesCollected(t *testing.T) {
 	}
 	const bucket, grace = "collect", 3 * time.Second
 	c := newProcCluster(t)
-	gw := c.startGateway("--tombstone-grace", grace.String(), "--scan-rate", "100000", "--repair-workers", "8")
+	gw := c.startGateway("--tombstone-grace", grace.String(), "--collect-rate", "100000", "--repair-workers", "8")
 	for range 6 {
 		c.startPeer()
 	}

@@ -35,10 +35,15 @@ type RepairQueueConfig struct {
 	// while a peer reads only its own disk. Its findings come back here
 	// through Enqueue, as Suspect shards, like a failed read's.
 	//
-	// TombstoneGrace is how old a tombstone must be before the scanner
+	// TombstoneGrace is how old a tombstone must be before the collector
 	// removes it from every peer (CollectTombstone); 0 means
-	// DefaultTombstoneGrace, negative keeps tombstones for good.
+	// DefaultTombstoneGrace, negative keeps tombstones for good. The
+	// collector runs beside the scanner (collector.go), and not when the
+	// scanner is disabled.
 	TombstoneGrace time.Duration
+	// CollectRate caps the tombstones the collector removes per second
+	// (DefaultCollectRate).
+	CollectRate float64
 	Logger         zerolog.Logger
 }
 
@@ -64,7 +69,15 @@ func (c *RepairQueueConfig) fill() {
 	if c.TombstoneGrace == 0 {
 		c.TombstoneGrace = DefaultTombstoneGrace
 	}
+	if c.CollectRate <= 0 {
+		c.CollectRate = DefaultCollectRate
+	}
 }
+
+// DefaultCollectRate is RepairQueueConfig.CollectRate: a million
+// tombstones in under an hour, each costing a read and a removal on
+// every peer that may hold the key.
+const DefaultCollectRate = 300
 
 // RepairStats is a RepairQueue's progress.
 type RepairStats struct {
@@ -73,15 +86,15 @@ type RepairStats struct {
 	Failed     uint64 // repair attempts that failed (and were rescheduled)
 	Dropped    uint64 // reports dropped because the queue was full
 	ScanPasses uint64 // scanner passes completed
-	Collected  uint64 // tombstones the scanner removed from every peer
+	Collected  uint64 // tombstones the collector removed from every peer
 }
 
 // RepairQueue repairs degraded objects in the background. It is fed by
 // the Layer's Config.Repair hook (degraded writes and reads), by the
 // peers' scrub findings (Enqueue) and by its own scanner, which walks
 // every key at a bounded rate, deleted keys included: a tombstone is
-// repaired like an object, and removed once it is on every peer and older
-// than TombstoneGrace. Each object is held once; a failed repair is
+// repaired like an object. Its collector removes a tombstone once it is on
+// every peer and older than TombstoneGrace (collector.go). Each object is held once; a failed repair is
 // retried with exponential backoff, per object, never by restarting a
 // pass. The queue is in memory: after a restart the scanner finds what
 // was lost, because the peers' listings it walks hold every record,
@@ -213,6 +226,9 @@ func (q *RepairQueue) Start(l *Layer) {
 	}
 	if q.cfg.ScanInterval > 0 {
 		q.wg.Go(func() { q.scan(ctx, l) })
+		if q.cfg.TombstoneGrace > 0 {
+			q.wg.Go(func() { q.collect(ctx, l) })
+		}
 	}
 }
 
@@ -319,10 +335,10 @@ func (q *RepairQueue) scan(ctx context.Context, l *Layer) {
 	interval := time.Duration(float64(time.Second) / q.cfg.ScanRate)
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
+	if !sleepCtx(ctx, min(q.cfg.ScanInterval, firstPassDelay)) {
+		return
+	}
 	for {
-		q.mu.Lock()
-		before := q.stats.Collected
-		q.mu.Unlock()
 		if err := q.scanPass(ctx, l, tick.C); err != nil {
 			if ctx.Err() != nil {
 				return
@@ -331,19 +347,29 @@ func (q *RepairQueue) scan(ctx context.Context, l *Layer) {
 		} else {
 			q.mu.Lock()
 			q.stats.ScanPasses++
-			collected := q.stats.Collected - before
 			q.mu.Unlock()
-			if collected > 0 {
-				q.log.Info().Uint64("collected", collected).Msg("scan pass removed tombstones")
-			}
 		}
-		t := time.NewTimer(q.cfg.ScanInterval)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !sleepCtx(ctx, q.cfg.ScanInterval) {
 			return
-		case <-t.C:
 		}
+	}
+}
+
+// firstPassDelay is the longest the scanner and the collector wait before
+// their first pass: a gateway starts before it has heard of its peers (the
+// embedded server starts its peers after its gateway), and a pass then
+// would only fail for want of a quorum.
+const firstPassDelay = 10 * time.Second
+
+// sleepCtx waits d, reporting false if ctx ended first.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
 	}
 }
 
@@ -368,15 +394,8 @@ func (q *RepairQueue) scanPass(ctx context.Context, l *Layer, tick <-chan time.T
 				return err
 			}
 			for _, e := range page {
-				select {
-				case <-ctx.Done():
-					return ctx.Err()
-				case <-tick:
-				}
-				select {
-				case <-ctx.Done():
-					return ctx.Err()
-				case slots <- struct{}{}:
+				if err := waitTurn(ctx, tick, slots); err != nil {
+					return err
 				}
 				wg.Go(func() {
 					defer func() { <-slots }()
@@ -392,8 +411,9 @@ func (q *RepairQueue) scanPass(ctx context.Context, l *Layer, tick <-chan time.T
 	return nil
 }
 
-// scanOne checks one key the scanner listed: a tombstone old enough is
-// collected if it can be, and anything else is repaired.
+// scanOne repairs one key the scanner listed, a tombstone like an
+// object: a tombstone the collector cannot remove yet because a copy is
+// missing becomes removable once this puts it on every peer.
 func (q *RepairQueue) scanOne(ctx context.Context, l *Layer, bucket string, e meta.Entry) {
 	key := e.Key
 	if q.queued(bucket, key) {
@@ -401,20 +421,6 @@ func (q *RepairQueue) scanOne(ctx context.Context, l *Layer, bucket string, e me
 	}
 	ctx, cancel := context.WithTimeout(ctx, q.cfg.Timeout)
 	defer cancel()
-	cutoff := time.Now().Add(-q.cfg.TombstoneGrace)
-	if e.Deleted && q.cfg.TombstoneGrace > 0 && time.Unix(0, e.Stamp.Nanos).Before(cutoff) {
-		done, err := l.CollectTombstone(ctx, bucket, key, cutoff)
-		if done {
-			q.mu.Lock()
-			q.stats.Collected++
-			q.mu.Unlock()
-			return
-		}
-		if err != nil {
-			q.log.Debug().Str("bucket", bucket).Str("key", key).Err(err).Msg("tombstone not collected")
-		}
-		// Not collectible yet: a repair puts the tombstone where it lacks.
-	}
 	res, err := l.RepairObject(ctx, bucket, key, RepairOptions{})
 	q.mu.Lock()
 	if len(res.Repaired) > 0 {

@@ -178,9 +178,26 @@ func TestCollectTombstoneKeepsOlderLayouts(t *testing.T) {
 	wantErr(t, err, ErrObjectNotFound)
 }
 
-// The scanner removes tombstones once they are complete and old enough,
-// completing first those a delete left short.
-func TestScannerCollectsTombstones(t *testing.T) {
+// collectOnce runs one collector pass with no rate limit and returns how
+// many tombstones it removed.
+func collectOnce(t *testing.T, l *Layer, grace time.Duration) uint64 {
+	t.Helper()
+	q := NewRepairQueue(RepairQueueConfig{TombstoneGrace: grace})
+	tick := make(chan time.Time)
+	close(tick)
+	n, err := q.collectPass(context.Background(), l, tick)
+	if err != nil {
+		t.Fatalf("collect pass: %v", err)
+	}
+	if st := q.Stats(); st.Collected != n {
+		t.Fatalf("collect pass returned %d, stats say %d", n, st.Collected)
+	}
+	return n
+}
+
+// The collector removes tombstones once they are complete and old enough;
+// those a delete left short wait for the scanner to complete them.
+func TestCollectorCollectsTombstones(t *testing.T) {
 	l, fc := newTestLayer(t)
 	var keys []string
 	for i := range 5 {
@@ -194,12 +211,21 @@ func TestScannerCollectsTombstones(t *testing.T) {
 		}
 	}
 	put(t, l, "live", randBytes(7, 100))
-	const grace = time.Nanosecond // every tombstone is old enough
-	if st := scanOnce(t, l, grace); st.Collected != 3 {
-		t.Fatalf("first pass collected %d tombstones, want the 3 complete ones", st.Collected)
+	if n := collectOnce(t, l, time.Hour); n != 0 {
+		t.Fatalf("collected %d tombstones younger than the grace period", n)
 	}
-	if st := scanOnce(t, l, grace); st.Collected != 2 {
-		t.Fatalf("second pass collected %d tombstones, want the 2 repaired by the first", st.Collected)
+	const grace = time.Nanosecond // every tombstone is old enough
+	if n := collectOnce(t, l, grace); n != 3 {
+		t.Fatalf("first pass collected %d tombstones, want the 3 complete ones", n)
+	}
+	if n := collectOnce(t, l, grace); n != 0 {
+		t.Fatalf("second pass collected %d tombstones, want none before the scanner completes the others", n)
+	}
+	if st := scanOnce(t, l, grace); st.Collected != 0 {
+		t.Fatalf("the scanner collected %d tombstones; collecting is the collector's job", st.Collected)
+	}
+	if n := collectOnce(t, l, grace); n != 2 {
+		t.Fatalf("pass after the scan collected %d tombstones, want the 2 it completed", n)
 	}
 	for _, k := range keys {
 		if held, _ := records(fc, k); held != 0 {

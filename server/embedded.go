@@ -15,6 +15,7 @@ import (
 
 	"tessera/cluster"
 	"tessera/meta"
+	"tessera/object"
 	"tessera/scrub"
 	"tessera/storage"
 )
@@ -64,6 +65,13 @@ type EmbeddedConfig struct {
 	WindowMemory int64
 	// ClockOffset is passed to the gateway (for tests only).
 	ClockOffset time.Duration
+	// Repair tunes the gateway's repair queue, scanner and tombstone
+	// collector.
+	Repair object.RepairQueueConfig
+	// RetireGrace is how long the shard files of a replaced or deleted
+	// version stay readable on each peer (storage.DefaultRetireGrace when
+	// 0); tests shorten it.
+	RetireGrace time.Duration
 	// Scrub tunes every peer's scrubber. Peers sharing one DIR share
 	// its disk, so its rate caps are split between them.
 	Scrub scrub.Config
@@ -79,6 +87,7 @@ func DefaultEmbeddedConfig() EmbeddedConfig {
 		Peers: 6, Address: ":9000", WebAddress: ":9001", Code: meta.Code{K: 4, M: 2},
 		Region: "us-east-1", BlockSize: 1 << 20, StartTimeout: 30 * time.Second,
 		IndexCache: DefaultEmbeddedIndexCache, PeerAddress: "127.0.0.1:0",
+		Repair: DefaultGatewayConfig().Repair,
 	}
 }
 
@@ -135,6 +144,7 @@ func StartEmbedded(ctx context.Context, cfg EmbeddedConfig) (*Embedded, error) {
 		Timing: cluster.FastTiming(), TLSCert: cfg.TLSCert, TLSKey: cfg.TLSKey, Domains: cfg.Domains,
 		WebPublic: cfg.WebPublic, MetricsToken: cfg.MetricsToken, AccessLog: cfg.AccessLog, Version: cfg.Version, processCPU: true,
 		Sched: cfg.Sched, FetchPool: cfg.FetchPool, WindowMemory: cfg.WindowMemory, ClockOffset: cfg.ClockOffset,
+		Repair: cfg.Repair,
 	}
 	if e.gw, err = StartGateway(ctx, gcfg); err != nil {
 		return nil, errors.Join(err, e.Close())
@@ -156,7 +166,7 @@ func StartEmbedded(ctx context.Context, cfg EmbeddedConfig) (*Embedded, error) {
 		pcfg := PeerConfig{Dir: dir, Address: addrs[i], Secret: []byte(creds.ClusterSecret),
 			// The peers' warnings join the gateway's on the status page.
 			Logger: cfg.Logger.Hook(e.gw.errs.For(filepath.Base(dir))),
-			Scrub:  cfg.Scrub, host: e.gw.node, fsShare: shares[i], indexCache: cache}
+			Scrub:  cfg.Scrub, host: e.gw.node, fsShare: shares[i], indexCache: cache, retireGrace: cfg.RetireGrace}
 		if len(cfg.Dirs) == 1 {
 			pcfg.Scrub.BytesPerSec /= float64(len(dirs))
 			pcfg.Scrub.ObjectsPerSec /= float64(len(dirs))

@@ -60,6 +60,8 @@ type PeerConfig struct {
 	// Scrub tunes the background scrubber (interval and rate caps; Dir
 	// and Logger are the peer's).
 	Scrub scrub.Config
+	// retireGrace is storage.Config.RetireGrace (EmbeddedConfig).
+	retireGrace time.Duration
 	// IndexCache is the block cache of the peer's index in bytes
 	// (storage.DefaultCacheSize when 0).
 	IndexCache uint64
@@ -149,7 +151,8 @@ func startPeer(ctx context.Context, cfg PeerConfig) (*Peer, error) {
 	}
 	var store *storage.Store
 	log := cfg.Logger.With().Str("component", "peer").Str("peer", id).Logger()
-	store, err = storage.Open(cfg.Dir, storage.Config{Logger: log, CacheSize: int64(cfg.IndexCache), Cache: cfg.indexCache})
+	store, err = storage.Open(cfg.Dir, storage.Config{Logger: log, CacheSize: int64(cfg.IndexCache), Cache: cfg.indexCache,
+		RetireGrace: cfg.retireGrace})
 	if err != nil {
 		return nil, fmt.Errorf("peer %s: %w", id, err)
 	}

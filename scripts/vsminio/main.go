@@ -58,6 +58,7 @@ import (
 	"os"
 	"os/signal"
 	"regexp"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -123,6 +124,10 @@ func parseFlags(args []string) (config, error) {
 	fs.DurationVar(&cfg.scaleWait, "scale-wait", 0, "with -scale: wait this long after deleting everything before counting what stays on disk")
 	fs.BoolVar(&cfg.alone, "alone", false, "with -scale: measure tessera alone, without MinIO and without ratios")
 	fs.BoolVar(&cfg.scaleDelete, "scale-delete", true, "with -scale: delete everything at the end and measure what stays")
+	fs.Func("tessera-args", "extra flags for `tessera server`, space-separated (e.g. '--tombstone-grace 1m')", func(v string) error {
+		tesseraArgs = strings.Fields(v)
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}

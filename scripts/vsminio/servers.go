@@ -122,6 +122,9 @@ func newCreds() creds {
 	return creds{access: "bench" + hex.EncodeToString(b[:5]), secret: hex.EncodeToString(b[5:])}
 }
 
+// tesseraArgs are extra flags for `tessera server` (-tessera-args).
+var tesseraArgs []string
+
 // startTessera runs `tessera server` on one data dir (six peers by default,
 // EC 4+2 by default).
 func startTessera(bin, root string, c creds) ([]*proc, string, error) {
@@ -134,7 +137,8 @@ func startTessera(bin, root string, c creds) ([]*proc, string, error) {
 		return nil, "", fmt.Errorf("tessera data dir: %w", err)
 	}
 	args := []string{"server", "--address", addrs[0], "--web-address", addrs[1],
-		"--peers", "6", "--ec", "4+2", "--log-level", "warn", data}
+		"--peers", "6", "--ec", "4+2", "--log-level", "warn"}
+	args = append(append(args, tesseraArgs...), data)
 	env := []string{"TESSERA_ACCESS_KEY=" + c.access, "TESSERA_SECRET_KEY=" + c.secret,
 		"TESSERA_CLUSTER_SECRET=" + hex.EncodeToString([]byte(c.secret))}
 	p, err := startProc("tessera", bin, args, env, filepath.Join(root, "server.log"))

@@ -110,8 +110,8 @@
 // one, then a seek past the rest, so a top-level listing costs about one
 // entry per prefix whatever the keys under it. Tombstones are listed so
 // that the gateways' scanner can complete deletes that missed a peer; once
-// a delete is complete and old enough, the scanner removes its tombstone
-// with DropVersion. Records that fail their checksum are logged and left out
+// a delete is complete and old enough, the gateways' tombstone collector
+// removes it with DropVersion. Records that fail their checksum are logged and left out
 // of List (to the rest of the system a corrupt copy is a missing copy);
 // ListRecords returns them as bare keys so that the scrubber finds them.
 // Each bucket's live (not deleted) record count is kept in the index by

@@ -134,7 +134,7 @@ func countUploads(ctx context.Context, ul uploadLister, bucket string) (int, err
 }
 
 func (g *gateway) bucketCORS(ctx context.Context, rep *BucketReport) error {
-	cs, ok := g.be.(corsStore)
+	cs, ok := g.be.(configStore)
 	if !ok {
 		return nil
 	}

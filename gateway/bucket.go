@@ -14,24 +14,29 @@ import (
 type createBucketConfiguration struct {
 	XMLName            xml.Name `xml:"CreateBucketConfiguration"`
 	LocationConstraint string   `xml:"LocationConstraint"`
+	Tags               []tag    `xml:"Tags>Tag"`
 }
 
 // parseCreateBucketConfig validates a CreateBucket body: empty, or a
-// CreateBucketConfiguration whose LocationConstraint is empty or region.
-func parseCreateBucketConfig(body []byte, region string) error {
+// CreateBucketConfiguration whose LocationConstraint is empty or region
+// and whose tags are valid bucket tags. It returns the tags.
+func parseCreateBucketConfig(body []byte, region string) ([]tag, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
-		return nil
+		return nil, nil
 	}
 	var cfg createBucketConfiguration
 	if err := xml.Unmarshal(body, &cfg); err != nil {
-		return apiErr(errMalformedXML)
+		return nil, apiErr(errMalformedXML)
 	}
 	// S3 takes no explicit us-east-1: that region is the empty constraint.
 	lc := strings.TrimSpace(cfg.LocationConstraint)
 	if lc != "" && (lc != region || region == DefaultRegion) {
-		return withFields(apiErr(errInvalidLocationConstraint), errorField{"LocationConstraint", lc})
+		return nil, withFields(apiErr(errInvalidLocationConstraint), errorField{"LocationConstraint", lc})
 	}
-	return nil
+	if err := validateBucketTags(cfg.Tags); err != nil {
+		return nil, err
+	}
+	return cfg.Tags, nil
 }
 
 func (g *gateway) listBuckets(w http.ResponseWriter, r *http.Request) error {
@@ -88,11 +93,24 @@ func (g *gateway) createBucket(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := parseCreateBucketConfig(body, g.region); err != nil {
+	tags, err := parseCreateBucketConfig(body, g.region)
+	if err != nil {
 		return err
+	}
+	cs, canTag := g.be.(configStore)
+	if len(tags) > 0 && !canTag {
+		return apiErr(errNotImplemented)
 	}
 	if err := g.be.MakeBucket(r.Context(), bucket); err != nil && !g.ownedIsOK(err) {
 		return err
+	}
+	if len(tags) > 0 {
+		// After the bucket exists, since a configuration needs one; if
+		// this fails the bucket stays untagged, and CreateBucket again
+		// (200 for a bucket one owns) or PutBucketTagging sets the tags.
+		if err := cs.PutBucketConfig(r.Context(), bucket, bucketTagsConfig, []byte(encodeTags(tags))); err != nil {
+			return err
+		}
 	}
 	w.Header().Set("Location", "/"+bucket)
 	// General purpose buckets' ARNs name neither region nor account.

@@ -48,7 +48,7 @@ func (c *corsCache) get(ctx context.Context, be Backend, bucket string) (corsSta
 	if ok && now.Sub(e.at) < corsCacheTTL {
 		return e.corsState, nil
 	}
-	cs, ok := be.(corsStore)
+	cs, ok := be.(configStore)
 	if !ok {
 		return corsState{}, nil
 	}
@@ -67,7 +67,7 @@ func (c *corsCache) get(ctx context.Context, be Backend, bucket string) (corsSta
 	return st, nil
 }
 
-func readCORS(ctx context.Context, cs corsStore, bucket string) (corsState, error) {
+func readCORS(ctx context.Context, cs configStore, bucket string) (corsState, error) {
 	data, err := cs.GetBucketConfig(ctx, bucket, corsConfigName)
 	switch {
 	case errors.Is(err, object.ErrNoBucketConfig):

@@ -13,24 +13,25 @@ import (
 	"tessera/object"
 )
 
-// corsStore is the optional Backend part behind the ?cors sub-resource;
-// *object.Layer implements it. A Backend without it answers 501 to ?cors
-// and treats every bucket as having no CORS configuration.
-type corsStore interface {
+// configStore is the optional Backend part that keeps named bucket
+// configurations, behind the ?cors and ?tagging sub-resources of a
+// bucket; *object.Layer implements it. A Backend without it answers 501
+// to them and treats every bucket as having no CORS configuration.
+type configStore interface {
 	PutBucketConfig(ctx context.Context, bucket, name string, data []byte) error
 	GetBucketConfig(ctx context.Context, bucket, name string) ([]byte, error)
 }
 
 const corsConfigName = "cors"
 
-// corsTarget is the bucket of a ?cors request and the backend's config
-// store; backends without one answer NotImplemented.
-func (g *gateway) corsTarget(r *http.Request) (string, corsStore, error) {
+// configTarget is the bucket of a bucket configuration request and the
+// backend's config store; backends without one answer NotImplemented.
+func (g *gateway) configTarget(r *http.Request) (string, configStore, error) {
 	bucket, err := bucketParam(r)
 	if err != nil {
 		return "", nil, err
 	}
-	cs, ok := g.be.(corsStore)
+	cs, ok := g.be.(configStore)
 	if !ok {
 		return "", nil, apiErr(errNotImplemented)
 	}
@@ -38,7 +39,7 @@ func (g *gateway) corsTarget(r *http.Request) (string, corsStore, error) {
 }
 
 func (g *gateway) putBucketCors(w http.ResponseWriter, r *http.Request) error {
-	bucket, cs, err := g.corsTarget(r)
+	bucket, cs, err := g.configTarget(r)
 	if err != nil {
 		return err
 	}
@@ -63,7 +64,7 @@ func (g *gateway) putBucketCors(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (g *gateway) getBucketCors(w http.ResponseWriter, r *http.Request) error {
-	bucket, cs, err := g.corsTarget(r)
+	bucket, cs, err := g.configTarget(r)
 	if err != nil {
 		return err
 	}
@@ -82,7 +83,7 @@ func (g *gateway) getBucketCors(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (g *gateway) deleteBucketCors(w http.ResponseWriter, r *http.Request) error {
-	bucket, cs, err := g.corsTarget(r)
+	bucket, cs, err := g.configTarget(r)
 	if err != nil {
 		return err
 	}
@@ -153,7 +154,7 @@ func corsForbidden(err error, method, resource string) error {
 // preflight would be. Failures to read the configuration only leave the
 // headers out.
 func (g *gateway) corsActual(next http.Handler) http.Handler {
-	if _, ok := g.be.(corsStore); !ok {
+	if _, ok := g.be.(configStore); !ok {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

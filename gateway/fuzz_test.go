@@ -73,10 +73,16 @@ func FuzzCreateBucketConfig(f *testing.F) {
 	f.Add([]byte("<CreateBucketConfiguration><LocationConstraint>us-east-1</LocationConstraint></CreateBucketConfiguration>"))
 	f.Add([]byte("<CreateBucketConfiguration><LocationConstraint>eu-west-1</LocationConstraint></CreateBucketConfiguration>"))
 	f.Add([]byte("<CreateBucketConfiguration>"))
+	f.Add([]byte("<CreateBucketConfiguration><Tags><Tag><Key>k</Key><Value>v</Value></Tag></Tags></CreateBucketConfiguration>"))
+	f.Add([]byte("<CreateBucketConfiguration><Tags><Tag><Key>a*</Key></Tag></Tags></CreateBucketConfiguration>"))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		err := parseCreateBucketConfig(body, "us-east-1")
+		tags, err := parseCreateBucketConfig(body, "us-east-1")
 		if err != nil {
-			requireCode(t, err, errMalformedXML, errInvalidLocationConstraint)
+			requireCode(t, err, errMalformedXML, errInvalidLocationConstraint, errInvalidTag, errBadRequest)
+			return
+		}
+		if err := validateBucketTags(tags); err != nil {
+			t.Fatalf("accepted tags that do not validate: %v", err)
 		}
 	})
 }

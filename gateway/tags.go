@@ -71,6 +71,11 @@ func validateTags(tags []tag) error {
 	if len(tags) > maxTags {
 		return apiErrf(errBadRequest, msgTagCount)
 	}
+	return checkTagSet(tags)
+}
+
+// checkTagSet checks each tag in order and that no key repeats.
+func checkTagSet(tags []tag) error {
 	seen := map[string]bool{}
 	for _, t := range tags {
 		if err := checkTag(t); err != nil {

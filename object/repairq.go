@@ -44,7 +44,7 @@ type RepairQueueConfig struct {
 	// CollectRate caps the tombstones the collector removes per second
 	// (DefaultCollectRate).
 	CollectRate float64
-	Logger         zerolog.Logger
+	Logger      zerolog.Logger
 }
 
 func (c *RepairQueueConfig) fill() {
@@ -93,10 +93,10 @@ type RepairStats struct {
 // the Layer's Config.Repair hook (degraded writes and reads), by the
 // peers' scrub findings (Enqueue) and by its own scanner, which walks
 // every key at a bounded rate, deleted keys included: a tombstone is
-// repaired like an object. Its collector removes a tombstone once it is on
-// every peer and older than TombstoneGrace (collector.go). Each object is held once; a failed repair is
-// retried with exponential backoff, per object, never by restarting a
-// pass. The queue is in memory: after a restart the scanner finds what
+// repaired like an object. Its collector removes a tombstone once it is
+// on every peer and older than TombstoneGrace (collector.go). Each object
+// is held once; a failed repair is retried with exponential backoff, per
+// object, never by restarting a pass. The queue is in memory: after a restart the scanner finds what
 // was lost, because the peers' listings it walks hold every record,
 // tombstones too. Safe for concurrent use.
 type RepairQueue struct {

@@ -1,12 +1,6 @@
 package gateway
 
-import (
-	"encoding/xml"
-	"errors"
-	"net/http"
-
-	"tessera/object"
-)
+import "net/http"
 
 // A bucket's tags are a bucket configuration (object.Layer's
 // PutBucketConfig) named "tagging", stored in the form object tags take
@@ -33,18 +27,14 @@ func (g *gateway) putBucketTagging(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	body, err := g.readBody(w, r)
+	tags, err := g.readTagging(w, r)
 	if err != nil {
 		return err
 	}
-	var in tagging
-	if err := xml.Unmarshal(body, &in); err != nil {
-		return apiErr(errMalformedXML)
-	}
-	if err := validateBucketTags(in.TagSet.Tags); err != nil {
+	if err := validateBucketTags(tags); err != nil {
 		return err
 	}
-	if err := cs.PutBucketConfig(r.Context(), bucket, bucketTagsConfig, []byte(encodeTags(in.TagSet.Tags))); err != nil {
+	if err := cs.PutBucketConfig(r.Context(), bucket, bucketTagsConfig, []byte(encodeTags(tags))); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -52,14 +42,7 @@ func (g *gateway) putBucketTagging(w http.ResponseWriter, r *http.Request) error
 }
 
 func (g *gateway) getBucketTagging(w http.ResponseWriter, r *http.Request) error {
-	bucket, cs, err := g.configTarget(r)
-	if err != nil {
-		return err
-	}
-	data, err := cs.GetBucketConfig(r.Context(), bucket, bucketTagsConfig)
-	if errors.Is(err, object.ErrNoBucketConfig) {
-		return apiErr(errNoSuchTagSet)
-	}
+	data, err := g.readBucketConfig(r, bucketTagsConfig, errNoSuchTagSet)
 	if err != nil {
 		return err
 	}
@@ -67,17 +50,11 @@ func (g *gateway) getBucketTagging(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	out := tagging{Xmlns: "http://s3.amazonaws.com/doc/2006-03-01/"}
-	out.TagSet.Tags = tags
-	return writeXML(w, http.StatusOK, out)
+	return writeTagging(w, tags)
 }
 
 func (g *gateway) deleteBucketTagging(w http.ResponseWriter, r *http.Request) error {
-	bucket, cs, err := g.configTarget(r)
-	if err != nil {
-		return err
-	}
-	if err := cs.PutBucketConfig(r.Context(), bucket, bucketTagsConfig, nil); err != nil {
+	if _, err := g.clearBucketConfig(r, bucketTagsConfig); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

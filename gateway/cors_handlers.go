@@ -38,6 +38,30 @@ func (g *gateway) configTarget(r *http.Request) (string, configStore, error) {
 	return bucket, cs, nil
 }
 
+// readBucketConfig returns the bucket's configuration name, answering
+// missing (the sub-resource's own 404) when there is none.
+func (g *gateway) readBucketConfig(r *http.Request, name string, missing errCode) ([]byte, error) {
+	bucket, cs, err := g.configTarget(r)
+	if err != nil {
+		return nil, err
+	}
+	data, err := cs.GetBucketConfig(r.Context(), bucket, name)
+	if errors.Is(err, object.ErrNoBucketConfig) {
+		return nil, apiErr(missing)
+	}
+	return data, err
+}
+
+// clearBucketConfig removes the bucket's configuration name and returns
+// the bucket.
+func (g *gateway) clearBucketConfig(r *http.Request, name string) (string, error) {
+	bucket, cs, err := g.configTarget(r)
+	if err != nil {
+		return "", err
+	}
+	return bucket, cs.PutBucketConfig(r.Context(), bucket, name, nil)
+}
+
 func (g *gateway) putBucketCors(w http.ResponseWriter, r *http.Request) error {
 	bucket, cs, err := g.configTarget(r)
 	if err != nil {
@@ -64,14 +88,7 @@ func (g *gateway) putBucketCors(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (g *gateway) getBucketCors(w http.ResponseWriter, r *http.Request) error {
-	bucket, cs, err := g.configTarget(r)
-	if err != nil {
-		return err
-	}
-	data, err := cs.GetBucketConfig(r.Context(), bucket, corsConfigName)
-	if errors.Is(err, object.ErrNoBucketConfig) {
-		return apiErr(errNoSuchCORSConfiguration)
-	}
+	data, err := g.readBucketConfig(r, corsConfigName, errNoSuchCORSConfiguration)
 	if err != nil {
 		return err
 	}
@@ -83,11 +100,8 @@ func (g *gateway) getBucketCors(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (g *gateway) deleteBucketCors(w http.ResponseWriter, r *http.Request) error {
-	bucket, cs, err := g.configTarget(r)
+	bucket, err := g.clearBucketConfig(r, corsConfigName)
 	if err != nil {
-		return err
-	}
-	if err := cs.PutBucketConfig(r.Context(), bucket, corsConfigName, nil); err != nil {
 		return err
 	}
 	g.cors.forget(bucket)

@@ -16,6 +16,30 @@ type tagging struct {
 	} `xml:"TagSet"`
 }
 
+// writeTagging answers a GetObjectTagging or GetBucketTagging.
+func writeTagging(w http.ResponseWriter, tags []tag) error {
+	out := tagging{Xmlns: "http://s3.amazonaws.com/doc/2006-03-01/"}
+	out.TagSet.Tags = tags
+	if out.TagSet.Tags == nil {
+		out.TagSet.Tags = []tag{}
+	}
+	return writeXML(w, http.StatusOK, out)
+}
+
+// readTagging reads a PutObjectTagging or PutBucketTagging body's tag
+// set, unchecked: the limits differ between the two.
+func (g *gateway) readTagging(w http.ResponseWriter, r *http.Request) ([]tag, error) {
+	body, err := g.readBody(w, r)
+	if err != nil {
+		return nil, err
+	}
+	var in tagging
+	if err := xml.Unmarshal(body, &in); err != nil {
+		return nil, apiErr(errMalformedXML)
+	}
+	return in.TagSet.Tags, nil
+}
+
 func (g *gateway) getObjectTagging(w http.ResponseWriter, r *http.Request) error {
 	bucket, key, err := objectParams(r)
 	if err != nil {
@@ -26,27 +50,18 @@ func (g *gateway) getObjectTagging(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	tags, _ := parseTagQuery(info.Headers[tagsHeader])
-	out := tagging{Xmlns: "http://s3.amazonaws.com/doc/2006-03-01/"}
-	out.TagSet.Tags = tags
-	if out.TagSet.Tags == nil {
-		out.TagSet.Tags = []tag{}
-	}
-	return writeXML(w, http.StatusOK, out)
+	return writeTagging(w, tags)
 }
 
 func (g *gateway) putObjectTagging(w http.ResponseWriter, r *http.Request) error {
-	body, err := g.readBody(w, r)
+	tags, err := g.readTagging(w, r)
 	if err != nil {
 		return err
 	}
-	var in tagging
-	if err := xml.Unmarshal(body, &in); err != nil {
-		return apiErr(errMalformedXML)
-	}
-	if err := validateTags(in.TagSet.Tags); err != nil {
+	if err := validateTags(tags); err != nil {
 		return err
 	}
-	return g.replaceTags(w, r, encodeTags(in.TagSet.Tags), http.StatusOK)
+	return g.replaceTags(w, r, encodeTags(tags), http.StatusOK)
 }
 
 func (g *gateway) deleteObjectTagging(w http.ResponseWriter, r *http.Request) error {

@@ -147,9 +147,11 @@ func TestDiskFullPeer(t *testing.T) {
 		code, body := readiness(t, full.web)
 		return code == http.StatusServiceUnavailable && strings.Contains(body, "disk full")
 	})
-	waitUntil(t, 20*time.Second, "/api/status shows the peer's disk full", func() bool {
-		ids := fullPeers(t, gw.web, c.access, c.secret)
-		return len(ids) == 1 && ids[0] == fullID
+	waitFor(t, 20*time.Second, "/api/status shows the peer's disk full", func() error {
+		if ids := fullPeers(t, gw.web, c.access, c.secret); len(ids) != 1 || ids[0] != fullID {
+			return fmt.Errorf("peers full: %v, want only %s", ids, fullID)
+		}
+		return nil
 	})
 	t.Logf("disk full visible in readiness and /api/status %.1f s after filling", time.Since(filled).Seconds())
 	if code, body := readiness(t, gw.web); code != http.StatusOK {

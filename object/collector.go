@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"tessera/meta"
 )
 
 // The tombstone collector removes old tombstones from every peer
@@ -13,11 +15,13 @@ import (
 // background), and a pass over a million keys takes hours; after a mass
 // delete (a backup's prune, a log bucket's expiry) the tombstones would
 // wait that long past their grace period, each one a record every
-// listing of the bucket must skip. The collector walks the same merged
-// listing but acts only on tombstones past the grace period, at
-// CollectRate, and passes over live keys at listing speed. A tombstone
-// it cannot collect yet (a copy missing or unreadable) is left to the
-// scanner, whose repair completes it, and to the next pass.
+// listing of the bucket must skip. Nor does the collector walk the
+// bucket's keys: each peer indexes its tombstones by age, so a pass reads
+// only the tombstones past the grace period, however many live keys the
+// bucket holds (a walk of a hundred million keys takes about an hour),
+// and collects them at CollectRate. A tombstone it cannot collect yet (a
+// copy missing or unreadable) is left to the scanner, whose repair
+// completes it, and to the next pass.
 
 // collectPause is the wait between two collector passes: a quarter of the
 // grace period, so a tombstone is collected at most a quarter late, within
@@ -49,52 +53,97 @@ func (q *RepairQueue) collect(ctx context.Context, l *Layer) {
 	}
 }
 
-// collectPass walks every bucket's keys once and collects each tombstone
-// older than the grace period, one per tick, up to Workers at once. It
-// returns how many it removed.
+// collectPass asks every peer on the ring for each bucket's tombstones
+// older than the grace period (ListTombstones, which reads only
+// tombstones) and collects each one, one per tick, up to Workers at once.
+// It returns how many it removed. A peer that does not answer is passed
+// over: the other copies of its tombstones are listed by their peers, and
+// CollectTombstone needs every copy to answer anyway.
 func (q *RepairQueue) collectPass(ctx context.Context, l *Layer, tick <-chan time.Time) (uint64, error) {
 	buckets, err := l.ListBuckets(ctx)
 	if err != nil {
 		return 0, err
 	}
-	var (
-		mu        sync.Mutex
-		collected uint64
-		wg        sync.WaitGroup
-	)
-	defer wg.Wait()
-	slots := make(chan struct{}, q.cfg.Workers)
+	c := &collection{q: q, l: l, tick: tick, slots: make(chan struct{}, q.cfg.Workers), tried: map[string]bool{}}
 	for _, b := range buckets {
-		for after := ""; ; {
-			page, more, err := l.listKeys(ctx, b.Name, after, DefaultMaxKeys)
-			if err != nil {
-				return collected, err
+		for _, p := range l.cfg.Cluster.Peers() {
+			err := c.fromPeer(ctx, b.Name, p)
+			c.wg.Wait() // a key in flight is not handed out again by the next peer
+			switch {
+			case ctx.Err() != nil:
+				return c.collected, ctx.Err()
+			case err != nil:
+				q.log.Debug().Err(err).Str("bucket", b.Name).Str("peer", string(p)).Msg("tombstones not listed")
 			}
-			cutoff := time.Now().Add(-q.cfg.TombstoneGrace)
-			for _, e := range page {
-				if !e.Deleted || !time.Unix(0, e.Stamp.Nanos).Before(cutoff) || q.queued(b.Name, e.Key) {
-					continue
-				}
-				if err := waitTurn(ctx, tick, slots); err != nil {
-					return collected, err
-				}
-				wg.Go(func() {
-					defer func() { <-slots }()
-					if q.collectOne(ctx, l, b.Name, e.Key, cutoff) {
-						mu.Lock()
-						collected++
-						mu.Unlock()
-					}
-				})
-			}
-			if !more || len(page) == 0 {
-				break
-			}
-			after = page[len(page)-1].Key
 		}
+		clear(c.tried)
 	}
-	wg.Wait()
-	return collected, nil
+	return c.collected, nil
+}
+
+// collection is one collector pass.
+type collection struct {
+	q     *RepairQueue
+	l     *Layer
+	tick  <-chan time.Time
+	slots chan struct{}
+	wg    sync.WaitGroup
+
+	mu        sync.Mutex
+	collected uint64
+	// tried holds the keys of the bucket this pass failed to collect,
+	// so that the peers holding their other copies do not each try again.
+	tried map[string]bool
+}
+
+// maxTried bounds collection.tried; past it a key may be tried once per
+// peer holding it, which costs time, not correctness.
+const maxTried = 100000
+
+// fromPeer collects the old tombstones one peer lists in bucket.
+func (c *collection) fromPeer(ctx context.Context, bucket string, p meta.PeerID) error {
+	cutoff := time.Now().Add(-c.q.cfg.TombstoneGrace)
+	var after meta.Entry
+	for {
+		page, err := call(quiet(ctx), c.l, p, c.l.cfg.PeerTimeout, func(ctx context.Context, sc ShardClient) ([]meta.Entry, error) {
+			return sc.ListTombstones(ctx, bucket, cutoff, after, DefaultMaxKeys)
+		})
+		if err != nil {
+			return err
+		}
+		for _, e := range page {
+			if c.skip(bucket, e.Key) {
+				continue
+			}
+			if err := waitTurn(ctx, c.tick, c.slots); err != nil {
+				return err
+			}
+			c.wg.Go(func() {
+				defer func() { <-c.slots }()
+				done := c.q.collectOne(ctx, c.l, bucket, e.Key, cutoff)
+				c.mu.Lock()
+				defer c.mu.Unlock()
+				if done {
+					c.collected++
+				} else if len(c.tried) < maxTried {
+					c.tried[e.Key] = true
+				}
+			})
+		}
+		if len(page) < DefaultMaxKeys {
+			return nil
+		}
+		after = page[len(page)-1]
+	}
+}
+
+// skip reports a key this pass already failed on, or that the repair
+// queue holds (a repair of it is pending).
+func (c *collection) skip(bucket, key string) bool {
+	c.mu.Lock()
+	tried := c.tried[key]
+	c.mu.Unlock()
+	return tried || c.q.queued(bucket, key)
 }
 
 // waitTurn waits for the next tick, then for a free slot.

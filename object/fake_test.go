@@ -573,6 +573,33 @@ func (p *fakePeer) List(ctx context.Context, bucket, prefix, after string, limit
 	return out, nil
 }
 
+// ListTombstones scans every record: the fake keeps no index by age.
+func (p *fakePeer) ListTombstones(ctx context.Context, bucket string, before time.Time, after meta.Entry, limit int) ([]meta.Entry, error) {
+	if _, err := p.enter(ctx); err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.buckets[bucket]; !ok {
+		return nil, meta.ErrBucketNotFound
+	}
+	older := func(a, b meta.Entry) bool {
+		return a.Stamp.Nanos < b.Stamp.Nanos || a.Stamp.Nanos == b.Stamp.Nanos && a.Key < b.Key
+	}
+	var out []meta.Entry
+	for _, k := range p.keys[bucket] {
+		e := p.entries[objKey(bucket, k)]
+		if e.Deleted && e.Stamp.Nanos < before.UnixNano() && (after.Stamp.Nanos == 0 || older(after, e)) {
+			out = append(out, meta.Entry{Key: e.Key, Stamp: e.Stamp, Deleted: true})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return older(out[i], out[j]) })
+	if limit <= 0 {
+		limit = DefaultMaxKeys
+	}
+	return out[:min(limit, len(out))], nil
+}
+
 func uploadKey(bucket, key, id string) string { return bucket + "\x00" + key + "\x00" + id }
 
 func (p *fakePeer) PutUpload(ctx context.Context, u *meta.Upload) error {

@@ -3,6 +3,7 @@ package object
 import (
 	"context"
 	"io"
+	"time"
 
 	"tessera/meta"
 )
@@ -55,6 +56,12 @@ type ShardClient interface {
 	// prefix, sorted by key, tombstones included; with a delimiter, folded
 	// as meta.FoldEntries does (a peer may also ignore the delimiter).
 	List(ctx context.Context, bucket, prefix, after string, limit int, delimiter string) ([]meta.Entry, error)
+	// ListTombstones returns up to limit of the peer's tombstones in
+	// bucket stamped before before, oldest first (by stamp, then key),
+	// after the tombstone after (the zero Entry: from the oldest); fewer
+	// than limit means no more. It reads only tombstones, whatever the
+	// bucket's size: the collector's source.
+	ListTombstones(ctx context.Context, bucket string, before time.Time, after meta.Entry, limit int) ([]meta.Entry, error)
 
 	// Multipart uploads. Parts are staged with StageShard first.
 	PutUpload(ctx context.Context, u *meta.Upload) error

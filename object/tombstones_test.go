@@ -215,8 +215,16 @@ func TestCollectorCollectsTombstones(t *testing.T) {
 		t.Fatalf("collected %d tombstones younger than the grace period", n)
 	}
 	const grace = time.Nanosecond // every tombstone is old enough
+	for _, p := range fc.peers {
+		p.listed.Store(0)
+	}
 	if n := collectOnce(t, l, grace); n != 3 {
 		t.Fatalf("first pass collected %d tombstones, want the 3 complete ones", n)
+	}
+	for id, p := range fc.peers {
+		if n := p.listed.Load(); n != 0 {
+			t.Fatalf("the collector listed %d keys of %s: it must read only tombstones", n, id)
+		}
 	}
 	if n := collectOnce(t, l, grace); n != 0 {
 		t.Fatalf("second pass collected %d tombstones, want none before the scanner completes the others", n)

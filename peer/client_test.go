@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"tessera/meta"
 	"tessera/storage"
@@ -73,6 +74,23 @@ func TestClientEndToEnd(t *testing.T) {
 	}
 	if ents, err := c.List(ctx, "photos", "", "", 1, ""); err != nil || len(ents) != 1 || ents[0].Key != key {
 		t.Fatalf("list limit: %v %+v", err, ents)
+	}
+	tomb2 := &meta.Object{Bucket: "photos", Key: "a\x00b", Stamp: stamp(11, "gw"), Deleted: true}
+	if err := c.Commit(ctx, tomb2, nil); err != nil {
+		t.Fatal(err)
+	}
+	if ents, err := c.ListTombstones(ctx, "photos", time.Unix(0, 100), meta.Entry{}, 1); err != nil || len(ents) != 1 ||
+		ents[0].Key != tomb2.Key || ents[0].Stamp != tomb2.Stamp || !ents[0].Deleted {
+		t.Fatalf("list tombstones: %v %+v", err, ents)
+	}
+	if ents, err := c.ListTombstones(ctx, "photos", time.Unix(0, 100), meta.EntryOf(tomb2), 10); err != nil || len(ents) != 1 || ents[0].Key != "zz" {
+		t.Fatalf("list tombstones after the first: %v %+v", err, ents)
+	}
+	if ents, err := c.ListTombstones(ctx, "photos", time.Unix(0, 12), meta.Entry{}, 10); err != nil || len(ents) != 1 {
+		t.Fatalf("list tombstones before 12: %v %+v", err, ents)
+	}
+	if _, err := c.ListTombstones(ctx, "nope", time.Unix(0, 100), meta.Entry{}, 10); !errors.Is(err, meta.ErrBucketNotFound) {
+		t.Fatalf("list tombstones of a missing bucket: %v", err)
 	}
 
 	// Multipart.

@@ -29,6 +29,7 @@
 //	POST   /v1/settle [bucket key nanos writer]        drop kept versions older than that one
 //	GET    /v1/shard [bucket key nanos writer part offset length]  shard stream
 //	GET    /v1/list [bucket prefix after limit delimiter] JSON []meta.Entry (folded by delimiter)
+//	GET    /v1/tombstones [bucket before after-nanos after limit] JSON []meta.Entry, oldest first
 //	PUT    /v1/upload [bucket key upload]  body: record PutUpload
 //	GET    /v1/upload [bucket key upload]  answer: record with parts
 //	DELETE /v1/upload [bucket key upload]               AbortUpload

@@ -48,6 +48,8 @@ func fuzzSeeds(f *testing.F) {
 		{0, pathShard, "bucket=bkt&key=k&nanos=x&part=99999999999999999999", nil},
 		{0, pathList, "bucket=bkt&prefix=%FF&after=&limit=-3", nil},
 		{0, pathList, "bucket=bkt&prefix=a&after=a%2F&limit=5&delimiter=%2F", nil},
+		{0, pathTombstones, "bucket=bkt&before=99&after-nanos=3&after=k%00&limit=2", nil},
+		{0, pathTombstones, "bucket=bkt&before=-1&after-nanos=x&limit=-3", nil},
 		{1, pathUpload, "bucket=bkt&key=k&upload=u1", rec(&meta.Upload{Bucket: "bkt", Key: "k", UploadID: "u1"}, nil)},
 		{1, pathUpload, "bucket=bkt&key=k&upload=..", rec(&meta.Upload{Bucket: "bkt", Key: "k", UploadID: ".."}, nil)},
 		{0, pathUpload, "bucket=bkt&key=k&upload=u1", nil},

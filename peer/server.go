@@ -78,6 +78,7 @@ func NewServer(cfg ServerConfig) http.Handler {
 		{"POST " + pathSettle, s.settle},
 		{"GET " + pathShard, s.readShard},
 		{"GET " + pathList, s.list},
+		{"GET " + pathTombstones, s.listTombstones},
 		{"GET " + pathUploads, s.listUploads},
 		{"PUT " + pathUpload, s.putUpload},
 		{"GET " + pathUpload, s.getUpload},

@@ -81,3 +81,67 @@ func fill(b *testing.B, dir string, n int, key func(int64) string) {
 	}
 	wg.Wait()
 }
+
+// BenchmarkFindTombstones measures what a tombstone collector pass reads
+// on one peer holding n live inlined objects and n/100 tombstones: the
+// tombstones by age (ListTombstones), against a walk of every key as the
+// collector made before (List, 1,000 a page, keeping the tombstones).
+func BenchmarkFindTombstones(b *testing.B) {
+	const n = 20000
+	dir := b.TempDir()
+	fill(b, dir, n, func(i int64) string { return fmt.Sprintf("d%03d/f%07d", i%1000, i) })
+	s, err := Open(dir, DefaultConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	for i := 0; i < n; i += 100 {
+		o := object("bkt", fmt.Sprintf("d%03d/f%07d", i%1000, i), meta.Stamp{Nanos: 2, Writer: "w"})
+		if err := s.Commit(ctx, o, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	want := n / 100
+	b.Run("by-age", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			var found int
+			for after := (meta.Entry{}); ; {
+				es, err := s.ListTombstones(ctx, "bkt", time.Now(), after, 1000)
+				if err != nil {
+					b.Fatal(err)
+				}
+				found += len(es)
+				if len(es) < 1000 {
+					break
+				}
+				after = es[len(es)-1]
+			}
+			if found != want {
+				b.Fatalf("found %d tombstones, want %d", found, want)
+			}
+		}
+	})
+	b.Run("every-key", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			var found int
+			for after := ""; ; {
+				es, err := s.List(ctx, "bkt", "", after, 1000, "")
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, e := range es {
+					if e.Deleted {
+						found++
+					}
+				}
+				if len(es) < 1000 {
+					break
+				}
+				after = es[len(es)-1].Key
+			}
+			if found != want {
+				b.Fatalf("found %d tombstones, want %d", found, want)
+			}
+		}
+	})
+}

@@ -169,7 +169,7 @@ func (s *Store) DeleteBucket(ctx context.Context, bucket string) error {
 // dropIndexed removes every index entry of bucket in one synced batch.
 func (s *Store) dropIndexed(bucket string) error {
 	b := s.db.NewBatch()
-	for _, pfx := range []byte{pfxObject, pfxKept, pfxHash} {
+	for _, pfx := range []byte{pfxObject, pfxKept, pfxHash, pfxTomb} {
 		p := bucketPrefix(pfx, bucket)
 		b.DeleteRange(p, prefixEnd(p), nil)
 	}

@@ -198,6 +198,7 @@ func (s *Store) putRecord(o, cur *meta.Object, plan keepPlan) error {
 	b := s.db.NewBatch()
 	b.Set(objKey(o.Bucket, o.Key), encodeRecord(s.gen.Add(1), len(plan.list) > 0, rec), nil)
 	plan.stage(b, o.Bucket, o.Key)
+	stageTombstone(b, o.Bucket, o.Key, cur, o)
 	if hasData(o) {
 		b.Set(hashKey(o.Bucket, keyHash(o.Key)), []byte(o.Key), nil)
 	}

@@ -24,6 +24,7 @@ const DefaultCacheSize = 32 << 20
 //	'p' bucket 0x00 esc(key) 0x00 0x01   versions the key's commits kept (kept.go)
 //	'h' bucket 0x00 sha256(key)          key of a record with a data dir
 //	'c' bucket                           live records in bucket (merged int64)
+//	'd' bucket 0x00 nanos esc(key) 0x00 0x01   a tombstone, by age (tombindex.go)
 //	'm' name                             store markers (migration done)
 //
 // esc doubles no byte but turns 0x00 into 0x00 0xff, so that an escaped
@@ -43,6 +44,7 @@ const (
 	pfxCount  = 'c'
 	pfxMarker = 'm'
 	pfxKept   = 'p'
+	pfxTomb   = 'd'
 )
 
 var keyEnd = []byte{0, 1}

@@ -20,9 +20,11 @@
 // the index, ordered for listing ('o' bucket 0x00 key, the key escaped and
 // terminated so that a version suffix can follow it later: see db.go), so
 // that a record read is a point get, a listing an iteration from its first
-// key, and Open reads no record at all. Inlined objects and tombstones
-// have no object dir. Bucket records, bucket configuration and multipart
-// uploads are still files (few, and read per bucket or per upload).
+// key, and Open reads no record at all (except once, on a store made
+// before tombstones were indexed by age: see tombindex.go). Inlined
+// objects and tombstones have no object dir. Bucket records, bucket
+// configuration and multipart uploads are still files (few, and read per
+// bucket or per upload).
 //
 // Keys are arbitrary UTF-8 (up to 1024 bytes, "..", "/" and all), so a key
 // never becomes a path: objects and uploads live under the hash of the key
@@ -111,7 +113,10 @@
 // entry per prefix whatever the keys under it. Tombstones are listed so
 // that the gateways' scanner can complete deletes that missed a peer; once
 // a delete is complete and old enough, the gateways' tombstone collector
-// removes it with DropVersion. Records that fail their checksum are logged and left out
+// removes it with DropVersion. The collector finds them without a
+// listing: each tombstone also has an index entry ordered by its stamp,
+// written and removed in the record's own batch, which ListTombstones
+// reads from the oldest up to the grace period's cutoff. Records that fail their checksum are logged and left out
 // of List (to the rest of the system a corrupt copy is a missing copy);
 // ListRecords returns them as bare keys so that the scrubber finds them.
 // Each bucket's live (not deleted) record count is kept in the index by

@@ -83,6 +83,7 @@ func (s *Store) DropVersion(ctx context.Context, bucket, key string, st meta.Sta
 	b.Delete(objKey(bucket, key), nil)
 	b.Delete(keptKey(bucket, key), nil)
 	b.Delete(hashKey(bucket, keyHash(key)), nil)
+	stageTombstone(b, bucket, key, cur, nil)
 	if d := liveDelta(cur, nil); d != 0 {
 		b.Merge(countKey(bucket), delta(d), nil)
 	}

@@ -156,6 +156,9 @@ func Open(dir string, cfg Config) (*Store, error) {
 	}
 	s.gen.Store(uint64(time.Now().UnixNano()))
 	n, err := s.migrateLayout()
+	if err == nil {
+		_, err = s.indexTombstones()
+	}
 	if err != nil {
 		s.db.Close()
 		return nil, err

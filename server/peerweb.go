@@ -57,6 +57,9 @@ func (p *Peer) ready() error {
 	if p.node == nil {
 		return errors.New("not ready: not in gossip yet")
 	}
+	if err := p.store.Failed(); err != nil {
+		return fmt.Errorf("not ready: %w; restart the peer", err)
+	}
 	sp, err := p.store.Space()
 	if err != nil {
 		return fmt.Errorf("not ready: store: %w", err)

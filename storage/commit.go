@@ -72,6 +72,15 @@ func (s *Store) commitStaged(ctx context.Context, op string, o *meta.Object, sta
 			return invalid("staged id %q", id)
 		}
 	}
+	// A record with data is refused on a full disk before its index
+	// write: a WAL write that runs out of space fails the whole store
+	// until it is reopened (ErrIndexFailed), not just this commit.
+	// Tombstones still go into the reserve, since deletes free space.
+	if !o.Deleted {
+		if err := s.refuseWhenFull(); err != nil {
+			return fmt.Errorf("%s %s/%s: %w", op, o.Bucket, o.Key, err)
+		}
+	}
 	unlock := s.lockKey(o.Bucket, o.Key)
 	defer unlock()
 	srcs := make([]string, len(staged))

@@ -132,7 +132,10 @@
 // ErrDiskFull. A write to the index's WAL that fails (a full disk) leaves
 // pebble unable to go on: the commit fails with ErrDiskFull and the store
 // with ErrIndexFailed until it is reopened, while the process and its
-// other stores go on.
+// other stores go on. So that a full disk does not come to that, a store
+// that counts as full (Space) refuses new shards and every commit of a
+// record other than a tombstone before anything is written; tombstones,
+// which free space, still go into the reserve.
 //
 // All methods are safe for concurrent use. A *Store has the method set of
 // object.ShardClient, so it can stand in for a peer in-process.

@@ -231,6 +231,16 @@ func (s *Store) check(ctx context.Context) error {
 	return ctx.Err()
 }
 
+// Failed is the error every call now fails with if the index hit one it
+// cannot go on from (ErrIndexFailed), nil otherwise: such a store takes
+// nothing until it is reopened.
+func (s *Store) Failed() error {
+	if fe := s.failed.Load(); fe != nil {
+		return ioErr("store", fmt.Errorf("%w: %w", ErrIndexFailed, fe))
+	}
+	return nil
+}
+
 // enter is check for calls that use the index: it holds Close off until
 // the returned func is called.
 func (s *Store) enter(ctx context.Context) (func(), error) {
@@ -239,9 +249,9 @@ func (s *Store) enter(ctx context.Context) (func(), error) {
 		s.dbmu.RUnlock()
 		return nil, ErrClosed
 	}
-	if fe := s.failed.Load(); fe != nil {
+	if err := s.Failed(); err != nil {
 		s.dbmu.RUnlock()
-		return nil, ioErr("store", fmt.Errorf("%w: %w", ErrIndexFailed, fe))
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		s.dbmu.RUnlock()

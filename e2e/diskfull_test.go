@@ -4,62 +4,19 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/minio/minio-go/v7"
+
+	"tessera/internal/fulldisk"
 )
-
-// mountTmpfs mounts a tmpfs of size bytes on a fresh directory and
-// unmounts it at cleanup. Call it before newProcCluster, so the processes
-// using it are stopped before the unmount.
-func mountTmpfs(t *testing.T, size int64) string {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("a full disk is made with a small tmpfs, which needs root to mount")
-	}
-	dir := filepath.Join(t.TempDir(), "tmpfs")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", fmt.Sprintf("size=%d", size), "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs here: %v: %s", err, out)
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s", dir, err, out)
-		}
-	})
-	return dir
-}
-
-// fillDisk writes path until the filesystem refuses (ENOSPC).
-func fillDisk(t *testing.T, path string) {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	chunk := make([]byte, 256<<10)
-	for {
-		if _, err := f.Write(chunk); err != nil {
-			if !errors.Is(err, syscall.ENOSPC) {
-				t.Fatalf("fill %s: %v", path, err)
-			}
-			return
-		}
-	}
-}
 
 // statusNode is what the test reads of a node in /api/status.
 type statusNode struct {
@@ -118,7 +75,7 @@ func TestDiskFullPeer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts seven tessera processes; run without -short")
 	}
-	mnt := mountTmpfs(t, 64<<20)
+	mnt := fulldisk.Mount(t, 64<<20)
 	c := newProcCluster(t)
 	gw := c.startGateway("--storage-class", "ALL=6+0")
 	var full *proc
@@ -141,7 +98,7 @@ func TestDiskFullPeer(t *testing.T) {
 		set.put(ctx, t, mc, fmt.Sprintf("before/%02d", i), int64(i))
 	}
 
-	fillDisk(t, filepath.Join(mnt, "filler"))
+	fulldisk.Fill(t, filepath.Join(mnt, "filler"))
 	filled := time.Now()
 	waitUntil(t, 20*time.Second, "the full peer is not ready", func() bool {
 		code, body := readiness(t, full.web)

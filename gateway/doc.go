@@ -35,8 +35,11 @@
 //     seconds), which also decorate actual cross-origin answers, errors
 //     included.
 //
-// Sub-resources that are recognised but not implemented (acl, lifecycle,
-// bucket tagging, ...) answer 501 NotImplemented rather than falling
+//   - Bucket lifecycle rules (?lifecycle) are checked and stored here; the
+//     lifecycle package's worker applies them.
+//
+// Sub-resources that are recognised but not implemented (acl, policy,
+// versioning's PUT, ...) answer 501 NotImplemented rather than falling
 // through to a plain operation. COMPATIBILITY.md at the repository root
 // lists what is and is not supported.
 package gateway

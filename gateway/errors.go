@@ -75,6 +75,7 @@ const (
 	errInvalidPartNumberRange
 	errNoSuchCORSConfiguration
 	errNoSuchTagSet
+	errNoSuchLifecycleConfiguration
 	errCORSNotEnabled
 	errCORSNotAllowed
 	errBadRequest
@@ -148,6 +149,7 @@ var errorTable = map[errCode]apiError{
 	errInvalidPolicyDocument:             {"InvalidPolicyDocument", http.StatusBadRequest, "The content of the form does not meet the conditions specified in the policy document."},
 	errNoSuchCORSConfiguration:           {"NoSuchCORSConfiguration", http.StatusNotFound, "The CORS configuration does not exist"},
 	errNoSuchTagSet:                      {"NoSuchTagSet", http.StatusNotFound, "The TagSet does not exist."},
+	errNoSuchLifecycleConfiguration:      {"NoSuchLifecycleConfiguration", http.StatusNotFound, "The lifecycle configuration does not exist."},
 	errCORSNotEnabled:                    {"AccessForbidden", http.StatusForbidden, "CORSResponse: CORS is not enabled for this bucket."},
 	errCORSNotAllowed:                    {"AccessForbidden", http.StatusForbidden, "CORSResponse: This CORS request is not allowed. This is usually because the evalution of Origin, request method / Access-Control-Request-Method or Access-Control-Request-Headers are not whitelisted by the resource's CORS spec."},
 	errBadRequest:                        {"BadRequest", http.StatusBadRequest, "Insufficient information. Origin request header needed."},

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"tessera/object"
 )
 
 // tag is one object tag.
@@ -149,4 +151,18 @@ func encodeTags(tags []tag) string {
 		q.Set(t.Key, t.Value)
 	}
 	return q.Encode()
+}
+
+// ObjectTags are the tags an object was stored with (PUT's x-amz-tagging,
+// PutObjectTagging), read from its info; nil when it has none.
+func ObjectTags(info object.ObjectInfo) map[string]string {
+	tags, err := parseTagQuery(info.Headers[tagsHeader])
+	if err != nil || len(tags) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(tags))
+	for _, t := range tags {
+		out[t.Key] = t.Value
+	}
+	return out
 }

@@ -76,10 +76,17 @@ func (c *statusCollector) Collect(ch chan<- prometheus.Metric) {
 			collectScrub(ch, p.Peer, p.Report)
 		}
 	}
-	for job, p := range map[string]struct{ pending, done, failed *int64 }{
+	jobs := map[string]struct{ pending, done, failed *int64 }{
 		"repair":    {st.Repair.Pending, st.Repair.Done, st.Repair.Failed},
 		"rebalance": {st.Rebalance.Pending, st.Rebalance.Done, st.Rebalance.Failed},
-	} {
+	}
+	if lc := st.Lifecycle; lc != nil {
+		// Expired objects and aborted uploads are two jobs; their
+		// failures are counted together, on the first.
+		jobs["lifecycle_expire"] = struct{ pending, done, failed *int64 }{nil, &lc.Expired, &lc.Errors}
+		jobs["lifecycle_abort"] = struct{ pending, done, failed *int64 }{nil, &lc.Aborted, nil}
+	}
+	for job, p := range jobs {
 		if p.pending != nil {
 			ch <- prometheus.MustNewConstMetric(descJob, prometheus.GaugeValue, float64(*p.pending), job)
 		}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"tessera/gateway"
+	"tessera/lifecycle"
 	"tessera/object"
 	"tessera/peer"
 )
@@ -11,4 +12,5 @@ import (
 var (
 	_ gateway.Backend    = (*object.Layer)(nil)
 	_ object.ShardClient = (*peer.Client)(nil)
+	_ lifecycle.Store    = (*object.Layer)(nil)
 )

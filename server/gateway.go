@@ -16,6 +16,7 @@ import (
 	"tessera/cluster"
 	"tessera/gateway"
 	"tessera/gateway/sigv4"
+	"tessera/lifecycle"
 	"tessera/meta"
 	"tessera/object"
 	"tessera/sched"
@@ -101,10 +102,12 @@ type Gateway struct {
 	// gossiped in its stats so every node can drop older layouts.
 	settled atomic.Uint64
 	stopBg  context.CancelFunc
-	servers []*http.Server
-	lns     []net.Listener
-	done    chan struct{}
-	log     zerolog.Logger
+	// lifecycle applies buckets' lifecycle rules (lifecycle.go).
+	lifecycle *lifecycle.Worker
+	servers   []*http.Server
+	lns       []net.Listener
+	done      chan struct{}
+	log       zerolog.Logger
 	// errs and obs feed the status page and /metrics (web.go).
 	errs  *web.ErrorLog
 	obs   *observer
@@ -178,6 +181,10 @@ func (g *Gateway) build() error {
 	}
 	g.layer = layer
 	g.startRepair()
+	if err := g.startLifecycle(); err != nil {
+		g.stopRepair()
+		return err
+	}
 	return nil
 }
 

@@ -72,8 +72,12 @@ func (g *Gateway) writablePeers() map[string]bool {
 	return out
 }
 
-// stopRepair stops the repair queue and its watcher; safe to call twice.
+// stopRepair stops the repair queue and its watcher, and the lifecycle
+// worker; safe to call twice.
 func (g *Gateway) stopRepair() {
+	if g.lifecycle != nil {
+		g.lifecycle.Close()
+	}
 	g.heals.close()
 	if g.stopBg != nil {
 		g.stopBg()

@@ -37,6 +37,14 @@ func (g *Gateway) Status() web.Status {
 		st.Repair = web.Progress{Pending: &pending, Done: &done, Failed: &failed}
 	}
 	g.fillRebalance(&st)
+	if g.lifecycle != nil {
+		ls := g.lifecycle.Stats()
+		st.Lifecycle = &web.Lifecycle{Passes: int64(ls.Passes), Expired: int64(ls.Expired), Aborted: int64(ls.Aborted), Errors: int64(ls.Errors)}
+		if !ls.LastPass.IsZero() {
+			t := ls.LastPass.UTC()
+			st.Lifecycle.LastPass = &t
+		}
+	}
 	fillUpgrades(&st)
 	g.fillScrub(&st)
 	if g.obs != nil {

@@ -23,6 +23,9 @@ type Status struct {
 	Upgrades []Upgrade  `json:"index_upgrades"`
 	Scrub    Scrub      `json:"scrub"`
 	Buckets  BucketScan `json:"buckets"`
+	// Lifecycle is what this gateway's lifecycle worker did (nil: none
+	// runs here).
+	Lifecycle *Lifecycle `json:"lifecycle"`
 	// Errors are the most recent warn-or-worse log lines of this node,
 	// newest last. Filled by the web server from its ErrorLog.
 	Errors []LogLine `json:"errors"`
@@ -213,4 +216,16 @@ type History struct {
 type NodeHistory struct {
 	Send []*float64 `json:"send"`
 	Recv []*float64 `json:"recv"`
+}
+
+// Lifecycle counts what a gateway's lifecycle worker did since it started:
+// passes over the buckets it owns, objects expired, uploads aborted,
+// failures (retried at the next pass). LastPass is null before the first
+// pass ends.
+type Lifecycle struct {
+	Passes   int64      `json:"passes"`
+	Expired  int64      `json:"expired"`
+	Aborted  int64      `json:"aborted"`
+	Errors   int64      `json:"errors"`
+	LastPass *time.Time `json:"last_pass"`
 }

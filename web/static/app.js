@@ -233,7 +233,15 @@
   function drawJobs(st) {
     const ups = (st.index_upgrades || []).map((u) =>
       job("index upgrade " + u.dir, { running: true, pending: u.total - u.moved, done: u.moved, failed: 0 }));
-    $("jobs-body").innerHTML = job("repair", st.repair) + job("rebalance", st.rebalance) + ups.join("");
+    $("jobs-body").innerHTML = job("repair", st.repair) + job("rebalance", st.rebalance) + ups.join("") + lifecycle(st.lifecycle);
+  }
+
+  function lifecycle(lc) {
+    if (!lc) return "";
+    return '<div class="job" data-job="lifecycle"><h3>lifecycle</h3><div class="kv">' + kv([
+      ["objects expired", num(lc.expired)], ["uploads aborted", num(lc.aborted)], ["failed", num(lc.errors)],
+      ["passes", num(lc.passes)], ["last pass", when(lc.last_pass)],
+    ]) + "</div></div>";
   }
 
   function when(t) { return t ? new Date(t).toLocaleString() : DASH; }

@@ -1,0 +1,179 @@
+package lifecycle
+
+import (
+	"context"
+	"slices"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"tessera/object"
+)
+
+// fakeStore holds one bucket's objects and uploads in memory.
+type fakeStore struct {
+	mu      sync.Mutex
+	config  []byte
+	objects map[string]object.ObjectInfo
+	uploads []object.UploadInfo
+	// beforeDelete runs inside DeleteObjectIf before the check: a write
+	// racing the worker.
+	beforeDelete func(key string)
+}
+
+func (f *fakeStore) ListBuckets(context.Context) ([]object.BucketInfo, error) {
+	return []object.BucketInfo{{Name: "bkt"}, {Name: "norules"}}, nil
+}
+
+func (f *fakeStore) GetBucketConfig(_ context.Context, bucket, name string) ([]byte, error) {
+	if bucket != "bkt" || name != ConfigName || f.config == nil {
+		return nil, object.ErrNoBucketConfig
+	}
+	return f.config, nil
+}
+
+func (f *fakeStore) ListObjects(_ context.Context, _ string, opts object.ListOptions) (object.ListResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var keys []string
+	for k := range f.objects {
+		if k > opts.After {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var res object.ListResult
+	for _, k := range keys {
+		if len(res.Objects) == 2 { // small pages, so paging is exercised
+			res.IsTruncated = true
+			break
+		}
+		res.Objects = append(res.Objects, f.objects[k])
+		res.NextAfter = k
+	}
+	return res, nil
+}
+
+func (f *fakeStore) DeleteObjectIf(_ context.Context, _, key string, check func(*object.ObjectInfo) error) error {
+	if f.beforeDelete != nil {
+		f.beforeDelete(key)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var cur *object.ObjectInfo
+	if o, ok := f.objects[key]; ok {
+		cur = &o
+	}
+	if err := check(cur); err != nil {
+		return err
+	}
+	delete(f.objects, key)
+	return nil
+}
+
+func (f *fakeStore) ListUploads(context.Context, string, object.ListUploadsOptions) (object.ListUploadsResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return object.ListUploadsResult{Uploads: slices.Clone(f.uploads)}, nil
+}
+
+func (f *fakeStore) AbortMultipart(_ context.Context, _, key, id string, _ object.AbortOptions) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.uploads = slices.DeleteFunc(f.uploads, func(u object.UploadInfo) bool { return u.Key == key && u.UploadID == id })
+	return nil
+}
+
+func (f *fakeStore) keys() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for k := range f.objects {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestWorkerPass(t *testing.T) {
+	now := time.Date(2026, 12, 10, 12, 0, 0, 0, time.UTC)
+	old, fresh := now.Add(-72*time.Hour), now.Add(-time.Hour)
+	tagged := map[string]string{"X-Tessera-Tagging": "tmp=yes"}
+	f := &fakeStore{
+		config: []byte(rules(
+			`<Rule><Status>Enabled</Status><Filter><Prefix>logs/</Prefix></Filter><Expiration><Days>1</Days></Expiration></Rule>`,
+			`<Rule><Status>Enabled</Status><Filter><Tag><Key>tmp</Key><Value>yes</Value></Tag></Filter><Expiration><Days>1</Days></Expiration></Rule>`,
+			`<Rule><Status>Enabled</Status><Filter><Prefix>up/</Prefix></Filter><AbortIncompleteMultipartUpload><DaysAfterInitiation>2</DaysAfterInitiation></AbortIncompleteMultipartUpload></Rule>`,
+		)),
+		objects: map[string]object.ObjectInfo{
+			"logs/old1":   {Key: "logs/old1", ModTime: old},
+			"logs/old2":   {Key: "logs/old2", ModTime: old},
+			"logs/old3":   {Key: "logs/old3", ModTime: old},
+			"logs/fresh":  {Key: "logs/fresh", ModTime: fresh},
+			"logs/redone": {Key: "logs/redone", ModTime: old},
+			"keep/old":    {Key: "keep/old", ModTime: old},
+			"tmp/tagged":  {Key: "tmp/tagged", ModTime: old, Headers: tagged},
+			"tmp/plain":   {Key: "tmp/plain", ModTime: old},
+		},
+		uploads: []object.UploadInfo{
+			{Key: "up/old", UploadID: "u1", Initiated: old},
+			{Key: "up/fresh", UploadID: "u2", Initiated: fresh},
+			{Key: "other/old", UploadID: "u3", Initiated: old},
+		},
+	}
+	// logs/redone is rewritten between the listing and its delete.
+	f.beforeDelete = func(key string) {
+		if key == "logs/redone" {
+			f.mu.Lock()
+			f.objects[key] = object.ObjectInfo{Key: key, ModTime: now}
+			f.mu.Unlock()
+		}
+	}
+	w := New(Config{Store: f, Now: func() time.Time { return now }, Rate: 1e6,
+		TagsOf: func(o object.ObjectInfo) map[string]string {
+			if o.Headers["X-Tessera-Tagging"] == "tmp=yes" {
+				return map[string]string{"tmp": "yes"}
+			}
+			return nil
+		}})
+	if err := w.Pass(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := f.keys(), []string{"keep/old", "logs/fresh", "logs/redone", "tmp/plain"}; !slices.Equal(got, want) {
+		t.Fatalf("left %q, want %q", got, want)
+	}
+	var ups []string
+	for _, u := range f.uploads {
+		ups = append(ups, u.Key)
+	}
+	if want := []string{"up/fresh", "other/old"}; !slices.Equal(ups, want) {
+		t.Fatalf("uploads left %q, want %q", ups, want)
+	}
+	st := w.Stats()
+	if st.Expired != 4 || st.Aborted != 1 || st.Passes != 1 || st.Errors != 0 || !st.LastPass.Equal(now) {
+		t.Fatalf("stats %+v", st)
+	}
+	// A second pass, or another worker's, finds nothing more to do.
+	if err := w.Pass(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if st := w.Stats(); st.Expired != 4 || st.Aborted != 1 {
+		t.Fatalf("second pass did more: %+v", st)
+	}
+}
+
+// A bucket the worker does not own is left alone.
+func TestWorkerOwns(t *testing.T) {
+	f := &fakeStore{
+		config:  []byte(rules(`<Rule><Status>Enabled</Status><Expiration><Days>1</Days></Expiration></Rule>`)),
+		objects: map[string]object.ObjectInfo{"a": {Key: "a", ModTime: time.Unix(0, 0)}},
+	}
+	w := New(Config{Store: f, Owns: func(b string) bool { return b != "bkt" }})
+	if err := w.Pass(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.keys()) != 1 {
+		t.Fatal("a worker expired objects of a bucket it does not own")
+	}
+}

@@ -12,23 +12,31 @@
 // sentinels, unknown errors become a logged 500 InternalError).
 //
 // Invariants:
+//
 //   - A request that fails validation changes nothing: all parsing (names,
 //     keys, headers, XML bodies) happens before the Backend is called.
+//
 //   - Keys are taken from the escaped path and percent-decoded exactly once;
 //     the path is never cleaned, so "..", "//" and "%2F" keep their meaning.
+//
 //   - Object and part bodies reach the Backend through a reader that yields
 //     exactly the declared length and reports io.EOF only after the
 //     verifier has, so nothing is committed before verification.
+//
 //   - A response that fails after its header was sent (a GET body) aborts
 //     the connection: a client never sees a short body as complete.
+//
 //   - Every response carries x-amz-request-id, x-amz-id-2 and Server.
+//
 //   - Browser POST uploads are the one request not authenticated by
 //     Config.Auth: postObject verifies their policy signature (through the
 //     Authenticator's VerifyPolicy) before reading the file.
+//
 //   - Stored headers tessera keeps for itself (object tags, validated
 //     x-amz-checksum-* values) never leak into responses verbatim: tags
 //     show as x-amz-tagging-count, checksums only with
 //     x-amz-checksum-mode: ENABLED.
+//
 //   - CORS preflights (OPTIONS) are, with browser POST uploads, the only
 //     requests not authenticated by Config.Auth; they read nothing but the
 //     bucket's CORS rules (optional Backend part, cached for a few

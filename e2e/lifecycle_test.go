@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/lifecycle"
 )
 
 // TestLifecycleExpires: lifecycle rules set with aws-sdk-go-v2 (and read
@@ -120,5 +122,71 @@ func TestLifecycleExpires(t *testing.T) {
 	time.Sleep(3 * time.Second)
 	if _, err := c.mc.StatObject(ctx, bucket, "app/late.log", minio.StatObjectOptions{}); err != nil {
 		t.Fatalf("an object written after the rules were deleted: %v", err)
+	}
+}
+
+// TestLifecycleGatewayKilled: two gateway processes share the buckets'
+// lifecycle work; one is killed (SIGKILL) while expiring, and the other
+// takes its buckets over: every object the rules name expires, every
+// other object stays byte-exact.
+func TestLifecycleGatewayKilled(t *testing.T) {
+	needFull(t)
+	t.Setenv("TESSERA_LIFECYCLE_DAY", "2s")
+	c := newProcCluster(t)
+	a := c.startGateway()
+	b := c.startGateway()
+	for range 6 {
+		c.startPeer()
+	}
+	c.waitAlive(6)
+	c.waitEpoch(6)
+	ma, _ := newMinio(t, a.api, c.access, c.secret)
+	mb, _ := newMinio(t, b.api, c.access, c.secret)
+	ctx := context.Background()
+	const buckets, expiring = 8, 100
+	var sets []*objectSet
+	for i := range buckets {
+		name := fmt.Sprintf("lc%d", i)
+		makeBucketSoon(t, ma, name)
+		for j := range expiring {
+			key := fmt.Sprintf("exp/%03d", j)
+			if _, err := ma.PutObject(ctx, name, key, strings.NewReader(key), int64(len(key)), minio.PutObjectOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		set := newObjectSet(name)
+		for j := range 3 {
+			set.put(ctx, t, ma, fmt.Sprintf("keep/%d", j), int64(i*10+j))
+		}
+		sets = append(sets, set)
+	}
+	remaining := func() int {
+		n := 0
+		for i := range buckets {
+			for o := range mb.ListObjects(ctx, fmt.Sprintf("lc%d", i), minio.ListObjectsOptions{Prefix: "exp/", Recursive: true}) {
+				if o.Err == nil {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	lc := &lifecycle.Configuration{Rules: []lifecycle.Rule{{ID: "exp", Status: "Enabled",
+		RuleFilter: lifecycle.Filter{Prefix: "exp/"}, Expiration: lifecycle.Expiration{Days: 1}}}}
+	for i := range buckets {
+		if err := ma.SetBucketLifecycle(ctx, fmt.Sprintf("lc%d", i), lc); err != nil {
+			t.Fatalf("SetBucketLifecycle: %v", err)
+		}
+	}
+	total := buckets * expiring
+	waitUntil(t, 60*time.Second, "expiry under way", func() bool { return remaining() < total })
+	c.kill(a)
+	left := remaining()
+	killed := time.Now()
+	t.Logf("gateway1 killed with %d of %d objects left to expire", left, total)
+	waitUntil(t, 120*time.Second, "every named object expired through the surviving gateway", func() bool { return remaining() == 0 })
+	t.Logf("the rest expired %.1f s after the kill", time.Since(killed).Seconds())
+	for _, set := range sets {
+		set.verify(ctx, t, mb)
 	}
 }

@@ -90,6 +90,12 @@ check "get-object-tagging" bash -c "equals k=v \$(\"$AWS\" --endpoint-url $ENDPO
 check "get-bucket-location" aws s3api get-bucket-location --bucket "$B"
 check "get-bucket-versioning" aws s3api get-bucket-versioning --bucket "$B"
 check "list-multipart-uploads" aws s3api list-multipart-uploads --bucket "$B"
+LC='{"Rules":[{"ID":"logs","Status":"Enabled","Filter":{"Prefix":"logs/"},"Expiration":{"Days":30}},{"ID":"uploads","Status":"Enabled","Filter":{"Prefix":""},"AbortIncompleteMultipartUpload":{"DaysAfterInitiation":7}}]}'
+check "put-bucket-lifecycle-configuration" aws s3api put-bucket-lifecycle-configuration --bucket "$B" --lifecycle-configuration "$LC"
+check "get-bucket-lifecycle-configuration" bash -c "equals 30 \$(\"$AWS\" --endpoint-url $ENDPOINT s3api get-bucket-lifecycle-configuration --bucket $B --query 'Rules[?ID==\`logs\`].Expiration.Days' --output text)"
+expect_fail "lifecycle rule without an action is InvalidRequest" "InvalidRequest" aws s3api put-bucket-lifecycle-configuration --bucket "$B" --lifecycle-configuration '{"Rules":[{"ID":"x","Status":"Enabled","Filter":{"Prefix":""}}]}'
+check "delete-bucket-lifecycle" aws s3api delete-bucket-lifecycle --bucket "$B"
+expect_fail "no lifecycle is NoSuchLifecycleConfiguration" "NoSuchLifecycleConfiguration" aws s3api get-bucket-lifecycle-configuration --bucket "$B"
 
 check "s3 rm --recursive" aws s3 rm --only-show-errors --recursive "s3://$B"
 check "bucket is empty" bash -c "equals 0 \$(\"$AWS\" --endpoint-url $ENDPOINT s3 ls --recursive s3://$B | wc -l)"

@@ -62,24 +62,32 @@ func (g *gateway) clearBucketConfig(r *http.Request, name string) (string, error
 	return bucket, cs.PutBucketConfig(r.Context(), bucket, name, nil)
 }
 
-func (g *gateway) putBucketCors(w http.ResponseWriter, r *http.Request) error {
+// storeBucketConfig reads an XML configuration from the request body,
+// checks it with parse and stores the parsed form as the bucket's
+// configuration name, returning the bucket.
+func (g *gateway) storeBucketConfig(w http.ResponseWriter, r *http.Request, name string, parse func([]byte) (any, error)) (string, error) {
 	bucket, cs, err := g.configTarget(r)
 	if err != nil {
-		return err
+		return "", err
 	}
 	body, err := g.readBody(w, r)
 	if err != nil {
-		return err
+		return "", err
 	}
-	cfg, err := parseCORS(body)
+	cfg, err := parse(body)
 	if err != nil {
-		return err
+		return "", err
 	}
 	data, err := xml.Marshal(cfg)
 	if err != nil {
-		return err
+		return "", err
 	}
-	if err := cs.PutBucketConfig(r.Context(), bucket, corsConfigName, data); err != nil {
+	return bucket, cs.PutBucketConfig(r.Context(), bucket, name, data)
+}
+
+func (g *gateway) putBucketCors(w http.ResponseWriter, r *http.Request) error {
+	bucket, err := g.storeBucketConfig(w, r, corsConfigName, func(b []byte) (any, error) { return parseCORS(b) })
+	if err != nil {
 		return err
 	}
 	g.cors.forget(bucket)

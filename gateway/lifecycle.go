@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"encoding/xml"
 	"errors"
 	"net/http"
 
@@ -14,23 +13,14 @@ import (
 // read them from there.
 
 func (g *gateway) putBucketLifecycle(w http.ResponseWriter, r *http.Request) error {
-	bucket, cs, err := g.configTarget(r)
+	_, err := g.storeBucketConfig(w, r, lifecycle.ConfigName, func(b []byte) (any, error) {
+		cfg, err := lifecycle.Parse(b)
+		if err != nil {
+			return nil, lifecycleErr(err)
+		}
+		return cfg, nil
+	})
 	if err != nil {
-		return err
-	}
-	body, err := g.readBody(w, r)
-	if err != nil {
-		return err
-	}
-	cfg, err := lifecycle.Parse(body)
-	if err != nil {
-		return lifecycleErr(err)
-	}
-	data, err := xml.Marshal(cfg)
-	if err != nil {
-		return err
-	}
-	if err := cs.PutBucketConfig(r.Context(), bucket, lifecycle.ConfigName, data); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusOK)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -127,7 +128,7 @@ func TestWebPageSynthetic100(t *testing.T) {
 			}
 			type counts struct {
 				Rows, Peers, Dead, Suspect, RingRows, SchedRows, Sparks, Bands, Buckets, Dashes, Upgrades int
-				Policy                                                                                    string
+				Policy, Lifecycle                                                                         string
 				Overflow, SignOut                                                                         bool
 			}
 			got, err := chromedp.Run(ctx, chromedp.Evaluate[counts](`(() => {
@@ -145,6 +146,7 @@ func TestWebPageSynthetic100(t *testing.T) {
 					Upgrades: q('#jobs-body .job[data-job="index upgrade /data/peer-007"] .bar'),
 					Dashes: [...document.querySelectorAll('#nodes tr[data-node] td')].filter(td => td.parentElement.dataset.node.startsWith('peer-') && td.textContent.includes('—')).length,
 					Policy: document.querySelector('#sched-summary [data-k="policy"]').textContent,
+					Lifecycle: (document.querySelector('#jobs-body .job[data-job="lifecycle"]') || {}).textContent || "",
 					Overflow: document.documentElement.scrollWidth > window.innerWidth + 1,
 					SignOut: !document.getElementById("logout").hidden,
 				};
@@ -180,6 +182,11 @@ func TestWebPageSynthetic100(t *testing.T) {
 			}
 			if got.Dashes != 0 {
 				t.Errorf("%d node cells show — though every figure is filled", got.Dashes)
+			}
+			for _, want := range []string{"objects expired48,213", "uploads aborted17", "passes12"} {
+				if !strings.Contains(got.Lifecycle, want) {
+					t.Errorf("lifecycle card %q lacks %q", got.Lifecycle, want)
+				}
 			}
 			if got.Policy != "policyeta" {
 				t.Errorf("policy cell %q", got.Policy)

@@ -96,13 +96,17 @@ func New(cfg Config) *Worker {
 		log: cfg.Logger.With().Str("component", "lifecycle").Logger()}
 }
 
-// Start runs passes every Interval until Close.
+// firstPass is the longest wait for the first pass after Start, so that
+// a gateway restarted more often than Interval still applies the rules.
+const firstPass = time.Minute
+
+// Start runs a pass within a minute, then every Interval, until Close.
 func (w *Worker) Start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	w.stop, w.done = cancel, make(chan struct{})
 	go func() {
 		defer close(w.done)
-		t := time.NewTicker(w.cfg.Interval)
+		t := time.NewTimer(min(w.cfg.Interval, firstPass))
 		defer t.Stop()
 		for {
 			select {
@@ -113,6 +117,7 @@ func (w *Worker) Start() {
 			if err := w.Pass(ctx); err != nil && ctx.Err() == nil {
 				w.log.Warn().Err(err).Msg("lifecycle pass cut short")
 			}
+			t.Reset(w.cfg.Interval)
 		}
 	}()
 }

@@ -268,16 +268,7 @@ func TestClusterTwoGateways(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts eight tessera processes; run without -short")
 	}
-	c := newProcCluster(t)
-	a := c.startGateway()
-	b := c.startGateway()
-	for range 6 {
-		c.startPeer()
-	}
-	c.waitAlive(6)
-	c.waitEpoch(6)
-	ma, _ := newMinio(t, a.api, c.access, c.secret)
-	mb, _ := newMinio(t, b.api, c.access, c.secret)
+	_, _, ma, mb := startTwoGateways(t)
 	ctx := context.Background()
 	const bucket = "twogw"
 	makeBucketSoon(t, ma, bucket)

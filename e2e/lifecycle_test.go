@@ -132,16 +132,7 @@ func TestLifecycleExpires(t *testing.T) {
 func TestLifecycleGatewayKilled(t *testing.T) {
 	needFull(t)
 	t.Setenv("TESSERA_LIFECYCLE_DAY", "2s")
-	c := newProcCluster(t)
-	a := c.startGateway()
-	b := c.startGateway()
-	for range 6 {
-		c.startPeer()
-	}
-	c.waitAlive(6)
-	c.waitEpoch(6)
-	ma, _ := newMinio(t, a.api, c.access, c.secret)
-	mb, _ := newMinio(t, b.api, c.access, c.secret)
+	c, a, ma, mb := startTwoGateways(t)
 	ctx := context.Background()
 	const buckets, expiring = 8, 100
 	var sets []*objectSet

@@ -419,3 +419,21 @@ func bootLoaded(t *testing.T, n int, bucket string, count int) (*procCluster, *m
 	}
 	return c, mc, set
 }
+
+// startTwoGateways starts two gateways and six peers, waits until all are
+// alive on a settled ring epoch, and returns the cluster, the first
+// gateway and a client of each gateway.
+func startTwoGateways(t *testing.T) (*procCluster, *proc, *minio.Client, *minio.Client) {
+	t.Helper()
+	c := newProcCluster(t)
+	a := c.startGateway()
+	b := c.startGateway()
+	for range 6 {
+		c.startPeer()
+	}
+	c.waitAlive(6)
+	c.waitEpoch(6)
+	ma, _ := newMinio(t, a.api, c.access, c.secret)
+	mb, _ := newMinio(t, b.api, c.access, c.secret)
+	return c, a, ma, mb
+}

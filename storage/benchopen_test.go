@@ -38,13 +38,7 @@ func BenchmarkOpen(b *testing.B) {
 // listing each peer answers for a client's ListObjects with a delimiter.
 func BenchmarkListFolded(b *testing.B) {
 	const n = 20000
-	dir := b.TempDir()
-	fill(b, dir, n, func(i int64) string { return fmt.Sprintf("d%03d/f%07d", i%1000, i) })
-	s, err := Open(dir, DefaultConfig())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s := openFilled(b, n)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		es, err := s.List(ctx, "bkt", "", "", 1001, "/")
@@ -88,13 +82,7 @@ func fill(b *testing.B, dir string, n int, key func(int64) string) {
 // collector made before (List, 1,000 a page, keeping the tombstones).
 func BenchmarkFindTombstones(b *testing.B) {
 	const n = 20000
-	dir := b.TempDir()
-	fill(b, dir, n, func(i int64) string { return fmt.Sprintf("d%03d/f%07d", i%1000, i) })
-	s, err := Open(dir, DefaultConfig())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s := openFilled(b, n)
 	for i := 0; i < n; i += 100 {
 		o := object("bkt", fmt.Sprintf("d%03d/f%07d", i%1000, i), meta.Stamp{Nanos: 2, Writer: "w"})
 		if err := s.Commit(ctx, o, nil); err != nil {
@@ -144,4 +132,17 @@ func BenchmarkFindTombstones(b *testing.B) {
 			}
 		}
 	})
+}
+
+// openFilled opens a store filled with n inlined objects spread over
+// 1,000 prefixes (dNNN/fNNNNNNN), closed when the benchmark ends.
+func openFilled(b *testing.B, n int) *Store {
+	dir := b.TempDir()
+	fill(b, dir, n, func(i int64) string { return fmt.Sprintf("d%03d/f%07d", i%1000, i) })
+	s, err := Open(dir, DefaultConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	return s
 }

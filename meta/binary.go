@@ -27,6 +27,7 @@ type listView struct {
 	Key          string    `json:"key"`
 	Stamp        Stamp     `json:"stamp"`
 	Deleted      bool      `json:"deleted,omitempty"`
+	DeleteMarker bool      `json:"delete_marker,omitempty"`
 	Size         int64     `json:"size"`
 	ETag         string    `json:"etag"`
 	Headers      Strings   `json:"headers,omitempty"`

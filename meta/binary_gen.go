@@ -81,44 +81,48 @@ func (z Code) Msgsize() (s int) {
 func (z *Object) MarshalMsg(b []byte) (o []byte, err error) {
 	o = msgp.Require(b, z.Msgsize())
 	// check for omitted fields
-	zb0001Len := uint32(19)
-	var zb0001Mask uint32 /* 19 bits */
+	zb0001Len := uint32(20)
+	var zb0001Mask uint32 /* 20 bits */
 	_ = zb0001Mask
 	if z.Deleted == false {
 		zb0001Len--
 		zb0001Mask |= 0x8
 	}
-	if z.ContentType == "" {
+	if z.DeleteMarker == false {
 		zb0001Len--
-		zb0001Mask |= 0x40
+		zb0001Mask |= 0x10
 	}
-	if z.UserMeta == nil {
+	if z.ContentType == "" {
 		zb0001Len--
 		zb0001Mask |= 0x80
 	}
-	if z.Headers == nil {
+	if z.UserMeta == nil {
 		zb0001Len--
 		zb0001Mask |= 0x100
 	}
-	if z.StorageClass == "" {
+	if z.Headers == nil {
 		zb0001Len--
 		zb0001Mask |= 0x200
 	}
+	if z.StorageClass == "" {
+		zb0001Len--
+		zb0001Mask |= 0x400
+	}
 	if z.Parts == nil {
 		zb0001Len--
-		zb0001Mask |= 0x1000
+		zb0001Mask |= 0x2000
 	}
 	if z.Epoch == 0 {
 		zb0001Len--
-		zb0001Mask |= 0x8000
+		zb0001Mask |= 0x10000
 	}
 	if z.Inlined == false {
 		zb0001Len--
-		zb0001Mask |= 0x20000
+		zb0001Mask |= 0x40000
 	}
 	if z.UploadID == "" {
 		zb0001Len--
-		zb0001Mask |= 0x40000
+		zb0001Mask |= 0x80000
 	}
 	// variable map header, size zb0001Len
 	o = msgp.AppendMapHeader(o, zb0001Len)
@@ -145,18 +149,23 @@ func (z *Object) MarshalMsg(b []byte) (o []byte, err error) {
 			o = append(o, 0xa7, 0x64, 0x65, 0x6c, 0x65, 0x74, 0x65, 0x64)
 			o = msgp.AppendBool(o, z.Deleted)
 		}
+		if (zb0001Mask & 0x10) == 0 { // if not omitted
+			// string "delete_marker"
+			o = append(o, 0xad, 0x64, 0x65, 0x6c, 0x65, 0x74, 0x65, 0x5f, 0x6d, 0x61, 0x72, 0x6b, 0x65, 0x72)
+			o = msgp.AppendBool(o, z.DeleteMarker)
+		}
 		// string "size"
 		o = append(o, 0xa4, 0x73, 0x69, 0x7a, 0x65)
 		o = msgp.AppendInt64(o, z.Size)
 		// string "etag"
 		o = append(o, 0xa4, 0x65, 0x74, 0x61, 0x67)
 		o = msgp.AppendString(o, z.ETag)
-		if (zb0001Mask & 0x40) == 0 { // if not omitted
+		if (zb0001Mask & 0x80) == 0 { // if not omitted
 			// string "content_type"
 			o = append(o, 0xac, 0x63, 0x6f, 0x6e, 0x74, 0x65, 0x6e, 0x74, 0x5f, 0x74, 0x79, 0x70, 0x65)
 			o = msgp.AppendString(o, z.ContentType)
 		}
-		if (zb0001Mask & 0x80) == 0 { // if not omitted
+		if (zb0001Mask & 0x100) == 0 { // if not omitted
 			// string "user_meta"
 			o = append(o, 0xa9, 0x75, 0x73, 0x65, 0x72, 0x5f, 0x6d, 0x65, 0x74, 0x61)
 			o = msgp.AppendMapHeader(o, uint32(len(z.UserMeta)))
@@ -165,7 +174,7 @@ func (z *Object) MarshalMsg(b []byte) (o []byte, err error) {
 				o = msgp.AppendString(o, za0002)
 			}
 		}
-		if (zb0001Mask & 0x100) == 0 { // if not omitted
+		if (zb0001Mask & 0x200) == 0 { // if not omitted
 			// string "headers"
 			o = append(o, 0xa7, 0x68, 0x65, 0x61, 0x64, 0x65, 0x72, 0x73)
 			o = msgp.AppendMapHeader(o, uint32(len(z.Headers)))
@@ -174,7 +183,7 @@ func (z *Object) MarshalMsg(b []byte) (o []byte, err error) {
 				o = msgp.AppendString(o, za0004)
 			}
 		}
-		if (zb0001Mask & 0x200) == 0 { // if not omitted
+		if (zb0001Mask & 0x400) == 0 { // if not omitted
 			// string "storage_class"
 			o = append(o, 0xad, 0x73, 0x74, 0x6f, 0x72, 0x61, 0x67, 0x65, 0x5f, 0x63, 0x6c, 0x61, 0x73, 0x73)
 			o = msgp.AppendString(o, z.StorageClass)
@@ -191,7 +200,7 @@ func (z *Object) MarshalMsg(b []byte) (o []byte, err error) {
 		// string "block_size"
 		o = append(o, 0xaa, 0x62, 0x6c, 0x6f, 0x63, 0x6b, 0x5f, 0x73, 0x69, 0x7a, 0x65)
 		o = msgp.AppendInt(o, z.BlockSize)
-		if (zb0001Mask & 0x1000) == 0 { // if not omitted
+		if (zb0001Mask & 0x2000) == 0 { // if not omitted
 			// string "parts"
 			o = append(o, 0xa5, 0x70, 0x61, 0x72, 0x74, 0x73)
 			o = msgp.AppendArrayHeader(o, uint32(len(z.Parts)))
@@ -212,7 +221,7 @@ func (z *Object) MarshalMsg(b []byte) (o []byte, err error) {
 		// string "mod_time"
 		o = append(o, 0xa8, 0x6d, 0x6f, 0x64, 0x5f, 0x74, 0x69, 0x6d, 0x65)
 		o = msgp.AppendTime(o, z.ModTime)
-		if (zb0001Mask & 0x8000) == 0 { // if not omitted
+		if (zb0001Mask & 0x10000) == 0 { // if not omitted
 			// string "epoch"
 			o = append(o, 0xa5, 0x65, 0x70, 0x6f, 0x63, 0x68)
 			o = msgp.AppendUint64(o, z.Epoch)
@@ -220,12 +229,12 @@ func (z *Object) MarshalMsg(b []byte) (o []byte, err error) {
 		// string "shard_index"
 		o = append(o, 0xab, 0x73, 0x68, 0x61, 0x72, 0x64, 0x5f, 0x69, 0x6e, 0x64, 0x65, 0x78)
 		o = msgp.AppendInt(o, z.ShardIndex)
-		if (zb0001Mask & 0x20000) == 0 { // if not omitted
+		if (zb0001Mask & 0x40000) == 0 { // if not omitted
 			// string "inlined"
 			o = append(o, 0xa7, 0x69, 0x6e, 0x6c, 0x69, 0x6e, 0x65, 0x64)
 			o = msgp.AppendBool(o, z.Inlined)
 		}
-		if (zb0001Mask & 0x40000) == 0 { // if not omitted
+		if (zb0001Mask & 0x80000) == 0 { // if not omitted
 			// string "upload_id"
 			o = append(o, 0xa9, 0x75, 0x70, 0x6c, 0x6f, 0x61, 0x64, 0x5f, 0x69, 0x64)
 			o = msgp.AppendString(o, z.UploadID)
@@ -311,6 +320,12 @@ func (z *Object) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			z.Deleted, bts, err = msgp.ReadBoolBytes(bts)
 			if err != nil {
 				err = msgp.WrapError(err, "Deleted")
+				return
+			}
+		case "delete_marker":
+			z.DeleteMarker, bts, err = msgp.ReadBoolBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "DeleteMarker")
 				return
 			}
 		case "size":
@@ -540,7 +555,7 @@ func (z *Object) UnmarshalMsg(bts []byte) (o []byte, err error) {
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z *Object) Msgsize() (s int) {
-	s = 3 + 7 + msgp.StringPrefixSize + len(z.Bucket) + 4 + msgp.StringPrefixSize + len(z.Key) + 6 + 1 + 6 + msgp.Int64Size + 7 + msgp.StringPrefixSize + len(z.Stamp.Writer) + 8 + msgp.BoolSize + 5 + msgp.Int64Size + 5 + msgp.StringPrefixSize + len(z.ETag) + 13 + msgp.StringPrefixSize + len(z.ContentType) + 10 + msgp.MapHeaderSize
+	s = 3 + 7 + msgp.StringPrefixSize + len(z.Bucket) + 4 + msgp.StringPrefixSize + len(z.Key) + 6 + 1 + 6 + msgp.Int64Size + 7 + msgp.StringPrefixSize + len(z.Stamp.Writer) + 8 + msgp.BoolSize + 14 + msgp.BoolSize + 5 + msgp.Int64Size + 5 + msgp.StringPrefixSize + len(z.ETag) + 13 + msgp.StringPrefixSize + len(z.ContentType) + 10 + msgp.MapHeaderSize
 	if z.UserMeta != nil {
 		for za0001, za0002 := range z.UserMeta {
 			_ = za0002
@@ -859,20 +874,24 @@ func (z Strings) Msgsize() (s int) {
 func (z *listView) MarshalMsg(b []byte) (o []byte, err error) {
 	o = msgp.Require(b, z.Msgsize())
 	// check for omitted fields
-	zb0001Len := uint32(9)
-	var zb0001Mask uint16 /* 9 bits */
+	zb0001Len := uint32(10)
+	var zb0001Mask uint16 /* 10 bits */
 	_ = zb0001Mask
 	if z.Deleted == false {
 		zb0001Len--
 		zb0001Mask |= 0x8
 	}
+	if z.DeleteMarker == false {
+		zb0001Len--
+		zb0001Mask |= 0x10
+	}
 	if z.Headers == nil {
 		zb0001Len--
-		zb0001Mask |= 0x40
+		zb0001Mask |= 0x80
 	}
 	if z.StorageClass == "" {
 		zb0001Len--
-		zb0001Mask |= 0x80
+		zb0001Mask |= 0x100
 	}
 	// variable map header, size zb0001Len
 	o = append(o, 0x80|uint8(zb0001Len))
@@ -899,13 +918,18 @@ func (z *listView) MarshalMsg(b []byte) (o []byte, err error) {
 			o = append(o, 0xa7, 0x64, 0x65, 0x6c, 0x65, 0x74, 0x65, 0x64)
 			o = msgp.AppendBool(o, z.Deleted)
 		}
+		if (zb0001Mask & 0x10) == 0 { // if not omitted
+			// string "delete_marker"
+			o = append(o, 0xad, 0x64, 0x65, 0x6c, 0x65, 0x74, 0x65, 0x5f, 0x6d, 0x61, 0x72, 0x6b, 0x65, 0x72)
+			o = msgp.AppendBool(o, z.DeleteMarker)
+		}
 		// string "size"
 		o = append(o, 0xa4, 0x73, 0x69, 0x7a, 0x65)
 		o = msgp.AppendInt64(o, z.Size)
 		// string "etag"
 		o = append(o, 0xa4, 0x65, 0x74, 0x61, 0x67)
 		o = msgp.AppendString(o, z.ETag)
-		if (zb0001Mask & 0x40) == 0 { // if not omitted
+		if (zb0001Mask & 0x80) == 0 { // if not omitted
 			// string "headers"
 			o = append(o, 0xa7, 0x68, 0x65, 0x61, 0x64, 0x65, 0x72, 0x73)
 			o = msgp.AppendMapHeader(o, uint32(len(z.Headers)))
@@ -914,7 +938,7 @@ func (z *listView) MarshalMsg(b []byte) (o []byte, err error) {
 				o = msgp.AppendString(o, za0002)
 			}
 		}
-		if (zb0001Mask & 0x80) == 0 { // if not omitted
+		if (zb0001Mask & 0x100) == 0 { // if not omitted
 			// string "storage_class"
 			o = append(o, 0xad, 0x73, 0x74, 0x6f, 0x72, 0x61, 0x67, 0x65, 0x5f, 0x63, 0x6c, 0x61, 0x73, 0x73)
 			o = msgp.AppendString(o, z.StorageClass)
@@ -1005,6 +1029,12 @@ func (z *listView) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				err = msgp.WrapError(err, "Deleted")
 				return
 			}
+		case "delete_marker":
+			z.DeleteMarker, bts, err = msgp.ReadBoolBytes(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "DeleteMarker")
+				return
+			}
 		case "size":
 			z.Size, bts, err = msgp.ReadInt64Bytes(bts)
 			if err != nil {
@@ -1075,7 +1105,7 @@ func (z *listView) UnmarshalMsg(bts []byte) (o []byte, err error) {
 
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z *listView) Msgsize() (s int) {
-	s = 1 + 7 + msgp.StringPrefixSize + len(z.Bucket) + 4 + msgp.StringPrefixSize + len(z.Key) + 6 + 1 + 6 + msgp.Int64Size + 7 + msgp.StringPrefixSize + len(z.Stamp.Writer) + 8 + msgp.BoolSize + 5 + msgp.Int64Size + 5 + msgp.StringPrefixSize + len(z.ETag) + 8 + msgp.MapHeaderSize
+	s = 1 + 7 + msgp.StringPrefixSize + len(z.Bucket) + 4 + msgp.StringPrefixSize + len(z.Key) + 6 + 1 + 6 + msgp.Int64Size + 7 + msgp.StringPrefixSize + len(z.Stamp.Writer) + 8 + msgp.BoolSize + 14 + msgp.BoolSize + 5 + msgp.Int64Size + 5 + msgp.StringPrefixSize + len(z.ETag) + 8 + msgp.MapHeaderSize
 	if z.Headers != nil {
 		for za0001, za0002 := range z.Headers {
 			_ = za0002

@@ -135,7 +135,7 @@ func UnmarshalEntry(b []byte) (bucket string, e Entry, err error) {
 		return "", Entry{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	alg, typ := checksumKind(v.Headers)
-	return v.Bucket, Entry{Key: v.Key, Stamp: v.Stamp, Deleted: v.Deleted, Size: v.Size, ETag: v.ETag,
+	return v.Bucket, Entry{Key: v.Key, Stamp: v.Stamp, Deleted: v.Deleted, DeleteMarker: v.DeleteMarker, Size: v.Size, ETag: v.ETag,
 		ModTime: v.ModTime, StorageClass: v.StorageClass, ChecksumAlgorithm: alg, ChecksumType: typ}, nil
 }
 

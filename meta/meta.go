@@ -147,10 +147,14 @@ type Part struct {
 // Object is an object's metadata as stored on each of its n peers. Every
 // peer holds the same record except ShardIndex and Inline.
 type Object struct {
-	Bucket       string  `json:"bucket"`
-	Key          string  `json:"key"`
-	Stamp        Stamp   `json:"stamp"`
-	Deleted      bool    `json:"deleted,omitempty"` // tombstone
+	Bucket  string `json:"bucket"`
+	Key     string `json:"key"`
+	Stamp   Stamp  `json:"stamp"`
+	Deleted bool   `json:"deleted,omitempty"` // tombstone
+	// DeleteMarker marks a versioned bucket's delete marker: a live
+	// version with no bytes that makes its key read as absent. Unlike a
+	// tombstone it is never collected (see VersionKey).
+	DeleteMarker bool    `json:"delete_marker,omitempty"`
 	Size         int64   `json:"size"`
 	ETag         string  `json:"etag"` // hex, without quotes; multipart: "hex-N"
 	ContentType  string  `json:"content_type,omitempty"`
@@ -183,6 +187,7 @@ type Entry struct {
 	Key          string    `json:"key"`
 	Stamp        Stamp     `json:"stamp"`
 	Deleted      bool      `json:"deleted,omitempty"`
+	DeleteMarker bool      `json:"delete_marker,omitempty"`
 	Size         int64     `json:"size"`
 	ETag         string    `json:"etag"`
 	ModTime      time.Time `json:"mod_time"`
@@ -203,7 +208,7 @@ type Entry struct {
 // EntryOf returns the listing line for o.
 func EntryOf(o *Object) Entry {
 	alg, typ := o.ChecksumKind()
-	return Entry{Key: o.Key, Stamp: o.Stamp, Deleted: o.Deleted, Size: o.Size, ETag: o.ETag,
+	return Entry{Key: o.Key, Stamp: o.Stamp, Deleted: o.Deleted, DeleteMarker: o.DeleteMarker, Size: o.Size, ETag: o.ETag,
 		ModTime: o.ModTime, StorageClass: o.StorageClass, ChecksumAlgorithm: alg, ChecksumType: typ}
 }
 

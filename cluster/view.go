@@ -158,10 +158,10 @@ func (v *View) EpochNumber() uint64 {
 // newest first, each once and none equal to the current placement.
 func (v *View) OlderPlacements(bucket, key string, n int) [][]meta.PeerID {
 	curRing, older := v.layoutRings()
-	cur, err := curRing.Placement(bucket+"/"+key, n)
+	cur, err := curRing.Placement(ringKey(bucket, key), n)
 	var out [][]meta.PeerID
 	for _, r := range older {
-		p, perr := r.Placement(bucket+"/"+key, n)
+		p, perr := r.Placement(ringKey(bucket, key), n)
 		if perr != nil || (err == nil && sameSet(p, cur)) || slices.ContainsFunc(out, func(q []meta.PeerID) bool { return sameSet(p, q) }) {
 			continue
 		}
@@ -218,12 +218,16 @@ func signature(members []Member) string {
 
 // Placement returns n distinct peers for bucket/key, in shard order.
 func (v *View) Placement(bucket, key string, n int) ([]meta.PeerID, error) {
-	p, err := v.Ring().Placement(bucket+"/"+key, n)
+	p, err := v.Ring().Placement(ringKey(bucket, key), n)
 	if err != nil {
 		return nil, fmt.Errorf("place %s/%s: %w", bucket, key, err)
 	}
 	return p, nil
 }
+
+// ringKey is what places an object on the ring: its bucket and key, the
+// version left out, so that every version of a key shares its peers.
+func ringKey(bucket, key string) string { return bucket + "/" + meta.PlacementKey(key) }
 
 // Peers returns every peer on the ring, alive or not, sorted by ID.
 func (v *View) Peers() []meta.PeerID {

@@ -125,6 +125,13 @@ func TestViewPlacement(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("Placement = %v, ring says %v", got, want)
 	}
+	// Every version of a key is placed with the key.
+	for _, id := range []string{meta.NewVersionID(1), meta.NewVersionID(2)} {
+		vp, err := v.Placement("bkt", meta.VersionKey("dir/key", id), 4)
+		if err != nil || !slices.Equal(vp, want) {
+			t.Fatalf("Placement of version %s = %v, %v; want the key's %v", id, vp, err, want)
+		}
+	}
 	if _, err := v.Placement("bkt", "k", 5); !errors.Is(err, ring.ErrNotEnoughPeers) {
 		t.Fatalf("n > peers: err = %v", err)
 	}

@@ -27,9 +27,11 @@ const (
 // names become path components, so only meta.ValidBucketName's shape will do.
 func ValidBucket(name string) bool { return meta.ValidBucketName(name) }
 
-// ValidKey reports whether key is a storable object key.
+// ValidKey reports whether key is a storable object key: an S3 key of
+// up to MaxKeyLen bytes, or a version key of one (meta.VersionKey).
 func ValidKey(key string) bool {
-	return len(key) >= 1 && len(key) <= MaxKeyLen && utf8.ValidString(key)
+	k := meta.PlacementKey(key)
+	return len(k) >= 1 && len(k) <= MaxKeyLen && utf8.ValidString(key)
 }
 
 // ValidUploadID reports whether id is a usable upload ID: 1-128 URL

@@ -38,6 +38,7 @@ func TestValidUploadIDAndKey(t *testing.T) {
 	}
 	keys := map[string]bool{
 		"k": true, "..": true, "/a/../b": true, "日本": true, strings.Repeat("k", 1024): true,
+		meta.VersionKey(strings.Repeat("k", 1024), meta.NewVersionID(1)): true,
 		"": false, strings.Repeat("k", 1025): false, "bad\xffutf8": false,
 	}
 	for k, want := range keys {

@@ -26,8 +26,9 @@
 // configuration and multipart uploads are still files (few, and read per
 // bucket or per upload).
 //
-// Keys are arbitrary UTF-8 (up to 1024 bytes, "..", "/" and all), so a key
-// never becomes a path: objects and uploads live under the hash of the key
+// Keys are arbitrary UTF-8 (up to 1024 bytes, "..", "/" and all, plus a
+// version ID for a version key, meta.VersionKey), so a key never becomes
+// a path: objects and uploads live under the hash of the key
 // and the record carries the key itself. Bucket names (S3 rules) and upload
 // IDs are validated strictly before they touch a path. The data dir of a
 // version is meta.Stamp.String() plus a hash of the raw writer, because

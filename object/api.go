@@ -85,6 +85,8 @@ type ObjectInfo struct {
 	// each part, in order ("" where a part has none).
 	Checksum      ChecksumInfo
 	PartChecksums []string
+	// DeleteMarker marks a versioned bucket's delete marker (PutOptions).
+	DeleteMarker bool
 }
 
 // PutOptions carry what a PUT or multipart create stores besides the bytes.
@@ -108,6 +110,10 @@ type PutOptions struct {
 	// the algorithm's DefaultType. A PUT's checksum comes from its body.
 	ChecksumAlgorithm checksum.Algorithm
 	ChecksumType      checksum.Type
+	// DeleteMarker stores a versioned bucket's delete marker under a
+	// version key (meta.VersionKey): an empty, live version that reads
+	// and lists as one, and that the tombstone collector leaves alone.
+	DeleteMarker bool
 }
 
 // CopyOptions tune CopyObject.

@@ -75,6 +75,7 @@ func (l *Layer) infoOf(o *meta.Object) ObjectInfo {
 		PartSizes:     partSizes(o),
 		Checksum:      sum,
 		PartChecksums: partSums(o, sum.Algorithm),
+		DeleteMarker:  o.DeleteMarker,
 	}
 }
 

@@ -286,6 +286,11 @@ func (l *Layer) stamp() meta.Stamp {
 	return meta.Stamp{Nanos: l.clock.now(), Writer: l.cfg.WriterID}
 }
 
+// NewVersionID returns the ID of a new version of a versioned bucket's
+// key (meta.NewVersionID), read from the clock that stamps versions, so
+// that a version written after this layer saw another sorts before it.
+func (l *Layer) NewVersionID() string { return meta.NewVersionID(l.clock.now()) }
+
 // stampRecord gives o a new stamp and the ModTime it reads as.
 func (l *Layer) stampRecord(o *meta.Object) {
 	o.Stamp = l.stamp()

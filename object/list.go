@@ -64,7 +64,8 @@ func (l *Layer) listObjects(ctx context.Context, bucket string, opts ListOptions
 func entryInfo(bucket string, e meta.Entry) ObjectInfo {
 	return ObjectInfo{Bucket: bucket, Key: e.Key, Size: e.Size, ETag: e.ETag, ModTime: e.ModTime,
 		StorageClass: classOrStandard(e.StorageClass), Parts: partsInETag(e.ETag),
-		Checksum: ChecksumInfo{Algorithm: checksum.Algorithm(e.ChecksumAlgorithm), Type: checksum.Type(e.ChecksumType)}}
+		Checksum:     ChecksumInfo{Algorithm: checksum.Algorithm(e.ChecksumAlgorithm), Type: checksum.Type(e.ChecksumType)},
+		DeleteMarker: e.DeleteMarker}
 }
 
 // partsInETag reads the part count of a multipart ETag ("hex-N"), which

@@ -19,6 +19,9 @@ func (l *Layer) PutObject(ctx context.Context, bucket, key string, r io.Reader, 
 	if err != nil {
 		return ObjectInfo{}, fmt.Errorf("put %s/%s: %w", bucket, key, err)
 	}
+	if opts.DeleteMarker && size != 0 {
+		return ObjectInfo{}, fmt.Errorf("put %s/%s: %w: a delete marker holds no bytes", bucket, key, ErrEntityTooLarge)
+	}
 	return l.put(ctx, putReq{bucket: bucket, key: key, body: r, size: size, opts: opts, class: class, code: code, sum: checksum.Default})
 }
 
@@ -86,6 +89,7 @@ func (l *Layer) newRecord(p putReq, dist []meta.PeerID) *meta.Object {
 		Code:         p.code,
 		BlockSize:    l.cfg.BlockSize,
 		Distribution: dist,
+		DeleteMarker: p.opts.DeleteMarker,
 	}
 }
 

@@ -46,6 +46,11 @@ func checkKey(key string) error {
 		return apiErr(errKeyTooLong)
 	case !utf8.ValidString(key):
 		return apiErrf(errInvalidArgument, "Object key is not valid UTF-8.")
+	case strings.Contains(key, meta.VersionSep):
+		// NUL separates a key from a version ID in stored names
+		// (meta.VersionKey); a client key holding one could name another
+		// key's version directly. XML cannot carry it in a listing anyway.
+		return apiErrf(errInvalidArgument, "Object key must not contain the NUL character.")
 	}
 	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"tessera/meta"
 )
 
 func TestValidBucketName(t *testing.T) {
@@ -115,6 +117,18 @@ func TestKeyRejections(t *testing.T) {
 		http.StatusBadRequest, "InvalidArgument")
 	expect(t, do(h, req{method: http.MethodGet, target: "/bkt/bad%C3"}),
 		http.StatusBadRequest, "InvalidArgument")
+	// NUL separates a stored key from its version ID: no request names
+	// a key holding one, so none reaches another key's version.
+	version := "k%00" + meta.NewVersionID(1)
+	for _, rq := range []req{
+		{method: http.MethodPut, target: "/bkt/a%00b", body: "x"},
+		{method: http.MethodPut, target: "/bkt/" + version, body: "x"},
+		{method: http.MethodGet, target: "/bkt/" + version},
+		{method: http.MethodDelete, target: "/bkt/" + version},
+		{method: http.MethodPost, target: "/bkt/" + version + "?uploads"},
+	} {
+		expect(t, do(h, rq), http.StatusBadRequest, "InvalidArgument")
+	}
 	// Keys whose dot segments leave nothing or climb above the bucket get
 	// S3's bare 400 on every write; escaped dots are the same key. Reads
 	// and deletes go through, so an object an earlier version stored

@@ -24,6 +24,7 @@ func TestObjectRoundTrip(t *testing.T) {
 	for _, inline := range [][]byte{nil, {}, []byte("x"), bytes.Repeat([]byte{7}, 70000)} {
 		o := sampleObject()
 		o.Inline = inline
+		o.DeleteMarker = inline == nil
 		b, err := MarshalObject(o)
 		if err != nil {
 			t.Fatal(err)
@@ -32,8 +33,12 @@ func TestObjectRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(got.Inline, inline) || got.Key != o.Key || got.Stamp != o.Stamp || got.ShardIndex != 3 || len(got.Distribution) != 6 {
+		if !bytes.Equal(got.Inline, inline) || got.Key != o.Key || got.Stamp != o.Stamp || got.ShardIndex != 3 ||
+			len(got.Distribution) != 6 || got.DeleteMarker != o.DeleteMarker {
 			t.Fatalf("round trip changed the record: %+v", got)
+		}
+		if _, e, err := UnmarshalEntry(b); err != nil || e.DeleteMarker != o.DeleteMarker {
+			t.Fatalf("listing line %+v, %v: the delete marker flag did not come through", e, err)
 		}
 	}
 }

@@ -70,26 +70,3 @@ func TestVersionKeysSortWithTheirKey(t *testing.T) {
 		}
 	}
 }
-
-func TestDeleteMarkerRoundTrip(t *testing.T) {
-	o := &Object{Bucket: "b", Key: VersionKey("k", NewVersionID(9)), Stamp: Stamp{Nanos: 9, Writer: "g"},
-		DeleteMarker: true, Code: Code{K: 1, M: 0}, Distribution: []PeerID{"p"}}
-	b, err := MarshalObject(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := UnmarshalObject(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !got.DeleteMarker {
-		t.Fatal("DeleteMarker lost in the record")
-	}
-	_, e, err := UnmarshalEntry(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !e.DeleteMarker || !EntryOf(o).DeleteMarker {
-		t.Fatal("DeleteMarker lost in the listing line")
-	}
-}

@@ -39,16 +39,7 @@ func TestClusterClockSkewWritesInOrder(t *testing.T) {
 		}
 		writes = n
 	}
-	c := newProcCluster(t)
-	ahead := c.startGatewayEnv([]string{"TESSERA_CLOCK_OFFSET=30s"})
-	behind := c.startGatewayEnv([]string{"TESSERA_CLOCK_OFFSET=-30s"})
-	for range 6 {
-		c.startPeer()
-	}
-	c.waitAlive(6)
-	c.waitEpoch(6)
-	ma, _ := newMinio(t, ahead.api, c.access, c.secret)
-	mb, _ := newMinio(t, behind.api, c.access, c.secret)
+	_, _, ma, mb := startTwoGatewaysEnv(t, []string{"TESSERA_CLOCK_OFFSET=30s"}, []string{"TESSERA_CLOCK_OFFSET=-30s"})
 	ctx := context.Background()
 	const bucket = "skew"
 	makeBucketSoon(t, ma, bucket)

@@ -424,10 +424,16 @@ func bootLoaded(t *testing.T, n int, bucket string, count int) (*procCluster, *m
 // alive on a settled ring epoch, and returns the cluster, the first
 // gateway and a client of each gateway.
 func startTwoGateways(t *testing.T) (*procCluster, *proc, *minio.Client, *minio.Client) {
+	return startTwoGatewaysEnv(t, nil, nil)
+}
+
+// startTwoGatewaysEnv is startTwoGateways with extra environment for each
+// gateway process.
+func startTwoGatewaysEnv(t *testing.T, envA, envB []string) (*procCluster, *proc, *minio.Client, *minio.Client) {
 	t.Helper()
 	c := newProcCluster(t)
-	a := c.startGateway()
-	b := c.startGateway()
+	a := c.startGatewayEnv(envA)
+	b := c.startGatewayEnv(envB)
 	for range 6 {
 		c.startPeer()
 	}

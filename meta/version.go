@@ -84,9 +84,3 @@ func PlacementKey(stored string) string {
 
 // VersionPrefix is the prefix every version key of key starts with.
 func VersionPrefix(key string) string { return key + VersionSep }
-
-// IsVersionKey reports whether a stored key names a version.
-func IsVersionKey(stored string) bool {
-	_, _, ok := SplitVersion(stored)
-	return ok
-}

@@ -51,9 +51,6 @@ func TestSplitVersion(t *testing.T) {
 		if PlacementKey(tc.stored) != tc.key {
 			t.Errorf("PlacementKey(%q) = %q, want %q", tc.stored, PlacementKey(tc.stored), tc.key)
 		}
-		if IsVersionKey(tc.stored) != tc.ok {
-			t.Errorf("IsVersionKey(%q) = %v", tc.stored, !tc.ok)
-		}
 	}
 }
 

@@ -160,6 +160,12 @@ func (l *Layer) commitUpload(ctx context.Context, bucket, key, uploadID string, 
 		return ObjectInfo{}, err
 	}
 	o := l.completedRecord(v.u, chosen, sum)
+	if opts.VersionKey != "" {
+		if meta.PlacementKey(opts.VersionKey) != key || opts.VersionKey == key {
+			return ObjectInfo{}, fmt.Errorf("%w: %q is not a version key of the upload's key", ErrInvalidArgument, opts.VersionKey)
+		}
+		o.Key = opts.VersionKey
+	}
 	if o.Size > MaxObjectSize {
 		return ObjectInfo{}, fmt.Errorf("%w: %d bytes", ErrEntityTooLarge, o.Size)
 	}

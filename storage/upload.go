@@ -214,23 +214,29 @@ func (s *Store) CompleteUpload(ctx context.Context, o *meta.Object, uploadID str
 	if !ValidUploadID(uploadID) {
 		return invalid("upload id %q", uploadID)
 	}
-	unlock := s.lockKey(o.Bucket, o.Key)
-	defer unlock()
-	if err := s.completeUpload(o, uploadID); err != nil {
+	// A versioned bucket completes an upload of a key into a new version
+	// key of it: the upload lives under the key, the object under the
+	// version key, and both are locked (the key first, as everywhere).
+	uploadKey := meta.PlacementKey(o.Key)
+	defer s.lockKey(o.Bucket, uploadKey)()
+	if uploadKey != o.Key {
+		defer s.lockKey(o.Bucket, o.Key)()
+	}
+	if err := s.completeUpload(o, uploadKey, uploadID); err != nil {
 		return fmt.Errorf("complete upload %s: %w", uploadID, err)
 	}
 	return nil
 }
 
-func (s *Store) completeUpload(o *meta.Object, uploadID string) error {
+func (s *Store) completeUpload(o *meta.Object, uploadKey, uploadID string) error {
 	if err := s.requireBucket(o.Bucket); err != nil {
 		return err
 	}
-	_, parts, err := s.readUpload(o.Bucket, o.Key, uploadID)
+	_, parts, err := s.readUpload(o.Bucket, uploadKey, uploadID)
 	if err != nil {
 		return err
 	}
-	dir := s.uploadDir(o.Bucket, o.Key, uploadID)
+	dir := s.uploadDir(o.Bucket, uploadKey, uploadID)
 	srcs := make([]string, len(o.Parts))
 	for i, p := range o.Parts {
 		r, ok := parts[p.Number]

@@ -225,3 +225,30 @@ func TestDeleteBucket(t *testing.T) {
 		})
 	}
 }
+
+// A versioned bucket completes an upload of a key into a version key of
+// it: the parts move from the key's upload to the version's record, and
+// the key itself gets nothing.
+func TestCompleteUploadIntoVersion(t *testing.T) {
+	s := newStore(t)
+	newUpload(t, s, "k", "up-1")
+	commitPart(t, s, "k", "up-1", 1, "one")
+	version := meta.VersionKey("k", meta.NewVersionID(1e18))
+	st := stamp(10, "w")
+	if err := s.CompleteUpload(ctx, completion(version, st, map[int]string{1: "one"}, 1), "up-1"); err != nil {
+		t.Fatalf("complete: %v", err)
+	}
+	if got, err := readShard(t, s, "bkt", version, st, 1); err != nil || string(got) != "one" {
+		t.Fatalf("version's part 1: %v %q", err, got)
+	}
+	if _, err := s.GetUpload(ctx, "bkt", "k", "up-1"); !errors.Is(err, meta.ErrUploadNotFound) {
+		t.Fatalf("upload after complete: %v", err)
+	}
+	if _, err := s.ReadMeta(ctx, "bkt", "k"); !errors.Is(err, meta.ErrNotFound) {
+		t.Fatalf("the key itself: %v", err)
+	}
+	// Another key's upload cannot be completed into this key's version.
+	newUpload(t, s, "other", "up-2")
+	commitPart(t, s, "other", "up-2", 1, "one")
+	wantErr(t, "complete across keys", s.CompleteUpload(ctx, completion(meta.VersionKey("k", meta.NewVersionID(2e18)), st, map[int]string{1: "one"}, 1), "up-2"), meta.ErrUploadNotFound)
+}

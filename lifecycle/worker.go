@@ -11,6 +11,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"tessera/object"
+	"tessera/versioning"
 )
 
 // Store is what the worker needs of the object layer.
@@ -180,6 +181,17 @@ func (w *Worker) bucket(ctx context.Context, bucket string) error {
 	if err != nil {
 		return fmt.Errorf("lifecycle %s: stored configuration: %w", bucket, err)
 	}
+	versioned, err := w.versioned(ctx, bucket)
+	if err != nil {
+		return err
+	}
+	if versioned {
+		// Expiry in a versioned bucket writes delete markers and removes
+		// noncurrent versions; until the worker does that, deleting
+		// stored objects there would destroy versions, so it waits.
+		w.cfg.Logger.Debug().Str("bucket", bucket).Msg("lifecycle: versioned bucket skipped")
+		return w.abort(ctx, bucket, c)
+	}
 	if err := w.expire(ctx, bucket, c); err != nil {
 		return err
 	}
@@ -317,3 +329,19 @@ func (c *Configuration) has(f func(*Rule) bool) bool {
 }
 
 func (w *Worker) clock() Clock { return Clock{Now: w.cfg.Now(), Day: w.cfg.Day} }
+
+// versioned reports whether versioning was ever enabled on the bucket.
+func (w *Worker) versioned(ctx context.Context, bucket string) (bool, error) {
+	data, err := w.cfg.Store.GetBucketConfig(ctx, bucket, versioning.ConfigName)
+	if errors.Is(err, object.ErrNoBucketConfig) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("lifecycle %s: versioning: %w", bucket, err)
+	}
+	cfg, err := versioning.Parse(data)
+	if err != nil {
+		return false, fmt.Errorf("lifecycle %s: stored versioning: %w", bucket, err)
+	}
+	return cfg.Status != versioning.Unversioned, nil
+}

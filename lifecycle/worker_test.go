@@ -9,14 +9,17 @@ import (
 	"time"
 
 	"tessera/object"
+	"tessera/versioning"
 )
 
 // fakeStore holds one bucket's objects and uploads in memory.
 type fakeStore struct {
-	mu      sync.Mutex
-	config  []byte
-	objects map[string]object.ObjectInfo
-	uploads []object.UploadInfo
+	mu     sync.Mutex
+	config []byte
+	// versioning is the bucket's stored versioning setting, if any.
+	versioning []byte
+	objects    map[string]object.ObjectInfo
+	uploads    []object.UploadInfo
 	// beforeDelete runs inside DeleteObjectIf before the check: a write
 	// racing the worker.
 	beforeDelete func(key string)
@@ -27,6 +30,9 @@ func (f *fakeStore) ListBuckets(context.Context) ([]object.BucketInfo, error) {
 }
 
 func (f *fakeStore) GetBucketConfig(_ context.Context, bucket, name string) ([]byte, error) {
+	if bucket == "bkt" && name == versioning.ConfigName && f.versioning != nil {
+		return f.versioning, nil
+	}
 	if bucket != "bkt" || name != ConfigName || f.config == nil {
 		return nil, object.ErrNoBucketConfig
 	}
@@ -175,5 +181,27 @@ func TestWorkerOwns(t *testing.T) {
 	}
 	if len(f.keys()) != 1 {
 		t.Fatal("a worker expired objects of a bucket it does not own")
+	}
+}
+
+// A bucket that was ever versioned keeps its stored objects, which are
+// its versions, until expiry knows versions; its uploads are aborted.
+func TestWorkerSkipsVersionedBuckets(t *testing.T) {
+	old := time.Unix(0, 0)
+	for _, st := range []string{"Enabled", "Suspended"} {
+		f := &fakeStore{
+			config: []byte(rules(`<Rule><Status>Enabled</Status><Expiration><Days>1</Days></Expiration></Rule>`,
+				`<Rule><Status>Enabled</Status><AbortIncompleteMultipartUpload><DaysAfterInitiation>1</DaysAfterInitiation></AbortIncompleteMultipartUpload></Rule>`)),
+			versioning: []byte(`<VersioningConfiguration><Status>` + st + `</Status></VersioningConfiguration>`),
+			objects:    map[string]object.ObjectInfo{"a": {Key: "a", ModTime: old}},
+			uploads:    []object.UploadInfo{{Key: "up", UploadID: "u1", Initiated: old}},
+		}
+		w := New(Config{Store: f, Rate: 1e6})
+		if err := w.Pass(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if len(f.keys()) != 1 || len(f.uploads) != 0 {
+			t.Errorf("%s: objects %q, uploads %d", st, f.keys(), len(f.uploads))
+		}
 	}
 }

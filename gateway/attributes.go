@@ -103,10 +103,11 @@ func (g *gateway) getObjectAttributes(w http.ResponseWriter, r *http.Request) er
 		}
 		return err
 	}
-	info, err := g.be.HeadObject(r.Context(), bucket, key)
+	t, info, err := g.headVersion(r.Context(), w.Header(), bucket, key, r.URL.Query().Get("versionId"))
 	if err != nil {
 		return err
 	}
+	setVersionHeaders(w.Header(), t.id, false)
 	w.Header().Set("Last-Modified", info.ModTime.UTC().Format(http.TimeFormat))
 	return writeXML(w, http.StatusOK, p.render(info))
 }

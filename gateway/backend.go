@@ -36,4 +36,8 @@ type Backend interface {
 	CompleteMultipart(ctx context.Context, bucket, key, uploadID string, parts []object.CompletePart, opts object.CompleteOptions) (object.ObjectInfo, error)
 	AbortMultipart(ctx context.Context, bucket, key, uploadID string, opts object.AbortOptions) error
 	ListParts(ctx context.Context, bucket, key, uploadID string, marker, maxParts int) (object.ListPartsResult, error)
+
+	// NewVersionID returns the ID of a new version written now: later
+	// writes get IDs that sort before it (meta.NewVersionID).
+	NewVersionID() string
 }

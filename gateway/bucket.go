@@ -168,16 +168,3 @@ func (g *gateway) getBucketLocation(w http.ResponseWriter, r *http.Request) erro
 	}
 	return writeXML(w, http.StatusOK, locationConstraint{Location: loc})
 }
-
-// getBucketVersioning reports versioning as never enabled: tessera keeps
-// one version per key.
-func (g *gateway) getBucketVersioning(w http.ResponseWriter, r *http.Request) error {
-	bucket, err := bucketParam(r)
-	if err != nil {
-		return err
-	}
-	if _, err := g.be.HeadBucket(r.Context(), bucket); err != nil {
-		return err
-	}
-	return writeXML(w, http.StatusOK, versioningConfiguration{})
-}

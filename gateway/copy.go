@@ -8,42 +8,51 @@ import (
 	"unicode/utf8"
 
 	"tessera/object"
+	"tessera/versioning"
 )
 
 // copyRequest is a parsed CopyObject.
 type copyRequest struct {
 	srcBucket, srcKey string
+	srcVersion        string // the source's ?versionId, "" for its latest
 	dstBucket, dstKey string
 	opts              object.CopyOptions
 	srcCond           preconditions
 }
 
 // parseCopySource splits x-amz-copy-source ("bucket/key" or "/bucket/key",
-// URL-encoded, optionally followed by "?versionId=..."). The version is
-// ignored: the query is cut before decoding, so an encoded "?" stays part
-// of the key. Each fault is S3's InvalidArgument naming the header.
-func parseCopySource(v string) (bucket, key string, err error) {
+// URL-encoded, optionally followed by "?versionId=..."). The query is cut
+// before decoding, so an encoded "?" stays part of the key. Each fault is
+// S3's InvalidArgument naming the header.
+func parseCopySource(v string) (bucket, key, versionID string, err error) {
 	bad := func(msg, value string) error {
 		return withFields(apiErrf(errInvalidArgument, "%s", msg),
 			errorField{"ArgumentName", "x-amz-copy-source"}, errorField{"ArgumentValue", value})
 	}
-	raw, _, _ := strings.Cut(v, "?")
+	raw, query, _ := strings.Cut(v, "?")
 	decoded, err := url.PathUnescape(raw)
 	if err != nil || !utf8.ValidString(decoded) {
-		return "", "", bad("Invalid copy source encoding", v)
+		return "", "", "", bad("Invalid copy source encoding", v)
 	}
 	decoded = strings.TrimPrefix(decoded, "/")
 	bucket, key, _ = strings.Cut(decoded, "/")
 	if !validBucketName(bucket) {
-		return "", "", bad("Invalid copy source bucket name", v)
+		return "", "", "", bad("Invalid copy source bucket name", v)
 	}
 	if key == "" || climbsOut(key) {
-		return "", "", bad("Invalid copy source object key", key)
+		return "", "", "", bad("Invalid copy source object key", key)
 	}
 	if err := checkKey(key); err != nil {
-		return "", "", err
+		return "", "", "", err
 	}
-	return bucket, key, nil
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		return "", "", "", bad("Invalid copy source encoding", v)
+	}
+	if err := checkVersionID(q); err != nil {
+		return "", "", "", err
+	}
+	return bucket, key, q.Get("versionId"), nil
 }
 
 // climbsOut reports a key that is "." or whose ".." segments go above
@@ -87,7 +96,7 @@ func parseCopy(r *http.Request) (copyRequest, error) {
 	if p.dstBucket, p.dstKey, err = objectParams(r); err != nil {
 		return p, err
 	}
-	if p.srcBucket, p.srcKey, err = parseCopySource(r.Header.Get("X-Amz-Copy-Source")); err != nil {
+	if p.srcBucket, p.srcKey, p.srcVersion, err = parseCopySource(r.Header.Get("X-Amz-Copy-Source")); err != nil {
 		return p, err
 	}
 	if p.opts.Replace, err = parseDirective(r.Header, "X-Amz-Metadata-Directive", "metadata"); err != nil {
@@ -110,7 +119,7 @@ func parseCopy(r *http.Request) (copyRequest, error) {
 		// is taken from the request.
 		p.opts.Put = object.PutOptions{StorageClass: p.opts.Put.StorageClass}
 	}
-	self := p.srcBucket == p.dstBucket && p.srcKey == p.dstKey
+	self := p.srcBucket == p.dstBucket && p.srcKey == p.dstKey && p.srcVersion == ""
 	if self && !p.opts.Replace && !replaceTags && p.opts.Put.StorageClass == "" {
 		return p, apiErr(errCopyToSelf)
 	}
@@ -123,27 +132,40 @@ func (g *gateway) copyObject(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := g.checkCopySource(r, p); err != nil {
-		return err
-	}
-	info, err := g.be.CopyObject(r.Context(), p.srcBucket, p.srcKey, p.dstBucket, p.dstKey, p.opts)
+	src, err := g.checkCopySource(r, p)
 	if err != nil {
 		return err
 	}
+	stored, vid, err := g.newVersion(r.Context(), p.dstBucket, p.dstKey)
+	if err != nil {
+		return err
+	}
+	info, err := g.be.CopyObject(r.Context(), p.srcBucket, src.stored, p.dstBucket, stored, p.opts)
+	if err != nil {
+		return src.notFound(err)
+	}
+	if src.id != "" {
+		w.Header().Set("X-Amz-Copy-Source-Version-Id", src.id)
+	}
+	setVersionHeaders(w.Header(), vid, false)
 	return writeXML(w, http.StatusOK, copyObjectResult{LastModified: xmlTime(info.ModTime), ETag: quoteETag(info.ETag),
 		objectChecksumXML: objectChecksumOf(info.Checksum)})
 }
 
-// checkCopySource evaluates x-amz-copy-source-if-* against the source
-// (preconditions.checkCopy). The check and the copy are not atomic; a
-// source replaced in between is copied anyway.
-func (g *gateway) checkCopySource(r *http.Request, p copyRequest) error {
-	if !p.srcCond.present() {
-		return nil
+// checkCopySource resolves the source's version and evaluates
+// x-amz-copy-source-if-* against it (preconditions.checkCopy). The check
+// and the copy are not atomic; a source replaced in between is copied
+// anyway. A bucket never versioned needs no lookup without conditions.
+func (g *gateway) checkCopySource(r *http.Request, p copyRequest) (target, error) {
+	if !p.srcCond.present() && p.srcVersion == "" {
+		st, err := g.versioningStatus(r.Context(), p.srcBucket)
+		if err != nil || st == versioning.Unversioned {
+			return target{stored: p.srcKey}, err
+		}
 	}
-	info, err := g.be.HeadObject(r.Context(), p.srcBucket, p.srcKey)
+	t, info, err := g.copySource(r.Context(), p.srcBucket, p.srcKey, p.srcVersion)
 	if err != nil {
-		return err
+		return target{}, err
 	}
-	return p.srcCond.checkCopy(info, time.Now())
+	return t, p.srcCond.checkCopy(info, time.Now())
 }

@@ -9,6 +9,9 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/rs/zerolog/hlog"
+
+	"tessera/meta"
+	"tessera/versioning"
 )
 
 const (
@@ -61,9 +64,11 @@ func (g *gateway) deleteObject(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := g.deleteOne(r.Context(), bucket, key, cond); err != nil {
+	out, err := g.deleteVersion(r.Context(), bucket, key, r.URL.Query().Get("versionId"), cond)
+	if err != nil {
 		return err
 	}
+	setVersionHeaders(w.Header(), out.versionID, out.marker)
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
@@ -85,13 +90,15 @@ func (g *gateway) deleteObjects(w http.ResponseWriter, r *http.Request) error {
 	if _, err := g.be.HeadBucket(r.Context(), bucket); err != nil {
 		return err
 	}
-	errs := g.deleteAll(r.Context(), bucket, req.Objects)
-	return writeXML(w, http.StatusOK, renderDeleteResult(hlog.FromRequest(r), req, errs))
+	outs, errs := g.deleteAll(r.Context(), bucket, req.Objects)
+	return writeXML(w, http.StatusOK, renderDeleteResult(hlog.FromRequest(r), req, outs, errs))
 }
 
-// deleteAll deletes each object with bounded concurrency and returns the
-// per-object errors in request order. All goroutines end before it returns.
-func (g *gateway) deleteAll(ctx context.Context, bucket string, objs []deleteObjectXML) []error {
+// deleteAll deletes each object with bounded concurrency and returns what
+// each delete did and the per-object errors, in request order. All
+// goroutines end before it returns.
+func (g *gateway) deleteAll(ctx context.Context, bucket string, objs []deleteObjectXML) ([]deleteOutcome, []error) {
+	outs := make([]deleteOutcome, len(objs))
 	errs := make([]error, len(objs))
 	sem := make(chan struct{}, deleteParallelism)
 	var wg sync.WaitGroup
@@ -100,7 +107,7 @@ func (g *gateway) deleteAll(ctx context.Context, bucket string, objs []deleteObj
 			errs[i] = err
 			continue
 		}
-		if o.VersionID != "" && o.VersionID != "null" {
+		if o.VersionID != "" && o.VersionID != versioning.NullVersionID && !meta.ValidVersionID(o.VersionID) {
 			errs[i] = apiErr(errInvalidVersionID)
 			continue
 		}
@@ -109,14 +116,14 @@ func (g *gateway) deleteAll(ctx context.Context, bucket string, objs []deleteObj
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			errs[i] = g.deleteOne(ctx, bucket, o.Key, deleteConditions{ifMatch: o.ETag, size: -1})
+			outs[i], errs[i] = g.deleteVersion(ctx, bucket, o.Key, o.VersionID, deleteConditions{ifMatch: o.ETag, size: -1})
 		}()
 	}
 	wg.Wait()
-	return errs
+	return outs, errs
 }
 
-func renderDeleteResult(log *zerolog.Logger, req deleteRequestXML, errs []error) deleteResult {
+func renderDeleteResult(log *zerolog.Logger, req deleteRequestXML, outs []deleteOutcome, errs []error) deleteResult {
 	var res deleteResult
 	for i, o := range req.Objects {
 		if err := errs[i]; err != nil {
@@ -128,7 +135,7 @@ func renderDeleteResult(log *zerolog.Logger, req deleteRequestXML, errs []error)
 			continue
 		}
 		if !req.Quiet {
-			res.Deleted = append(res.Deleted, deletedXML{Key: o.Key})
+			res.Deleted = append(res.Deleted, outs[i].deleted(o.Key, o.VersionID))
 		}
 	}
 	return res

@@ -70,6 +70,8 @@ const (
 	errInvalidContinuationToken
 	errInvalidEncodingType
 	errInvalidVersionID
+	errNoSuchVersion
+	errIllegalVersioningConfiguration
 	errMalformedPOSTRequest
 	errInvalidPolicyDocument
 	errInvalidPartNumberRange
@@ -144,6 +146,8 @@ var errorTable = map[errCode]apiError{
 	errInvalidContinuationToken:          {"InvalidArgument", http.StatusBadRequest, "The continuation token provided is incorrect."},
 	errInvalidEncodingType:               {"InvalidArgument", http.StatusBadRequest, "Invalid Encoding Method specified in Request."},
 	errInvalidVersionID:                  {"InvalidArgument", http.StatusBadRequest, "Invalid version id specified."},
+	errNoSuchVersion:                     {"NoSuchVersion", http.StatusNotFound, "The specified version does not exist."},
+	errIllegalVersioningConfiguration:    {"IllegalVersioningConfigurationException", http.StatusBadRequest, "The versioning configuration specified in the request is invalid."},
 	errMalformedPOSTRequest:              {"MalformedPOSTRequest", http.StatusBadRequest, "The body of your POST request is not well-formed multipart/form-data."},
 	errInvalidPartNumberRange:            {"InvalidPartNumber", http.StatusRequestedRangeNotSatisfiable, "The requested partnumber is not satisfiable."},
 	errInvalidPolicyDocument:             {"InvalidPolicyDocument", http.StatusBadRequest, "The content of the form does not meet the conditions specified in the policy document."},

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"tessera/checksum"
+	"tessera/meta"
 	"tessera/object"
 )
 
@@ -21,12 +22,13 @@ import (
 // handler tests: sorted listings with delimiters, multipart ETags, part
 // size limits. fail, when set, injects an error into the named operation.
 type fakeBackend struct {
-	mu          sync.Mutex
-	buckets     map[string]*fakeBucket
-	uploads     map[string]*fakeUpload
-	nextUpload  int
-	minPartSize int64
-	now         func() time.Time
+	mu           sync.Mutex
+	versionClock int64
+	buckets      map[string]*fakeBucket
+	uploads      map[string]*fakeUpload
+	nextUpload   int
+	minPartSize  int64
+	now          func() time.Time
 
 	// fail returns an error to inject for op ("PutObject", ...), or nil.
 	fail func(op string) error
@@ -209,7 +211,7 @@ func infoFromPut(bucket, key string, opts object.PutOptions, size int64, etag st
 	return object.ObjectInfo{
 		Bucket: bucket, Key: key, Size: size, ETag: etag, ModTime: mod,
 		ContentType: opts.ContentType, UserMeta: maps.Clone(opts.UserMeta), Headers: maps.Clone(opts.Headers),
-		StorageClass: sc, Parts: 1,
+		StorageClass: sc, Parts: 1, DeleteMarker: opts.DeleteMarker,
 	}
 }
 
@@ -350,4 +352,13 @@ func (f *fakeBackend) CopyObject(_ context.Context, srcBucket, srcKey, dstBucket
 	f.calls++
 	dst.objects[dstKey] = &fakeObject{info: info, data: slices.Clone(src.data)}
 	return info, nil
+}
+
+func (f *fakeBackend) NewVersionID() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	// Versions are ordered against the null version by write time, so
+	// the IDs follow the clock objects are stamped with, strictly rising.
+	f.versionClock = max(f.versionClock+1, f.now().UnixNano())
+	return meta.NewVersionID(f.versionClock)
 }

@@ -95,6 +95,9 @@ func (f *fakeBackend) CompleteMultipart(_ context.Context, bucket, key, uploadID
 	}
 	sum := md5.Sum(sums)
 	etag := fmt.Sprintf("%s-%d", hex.EncodeToString(sum[:]), len(parts))
+	if opts.VersionKey != "" {
+		key = opts.VersionKey
+	}
 	info := infoFromPut(bucket, key, u.opts, int64(len(data)), etag, f.now())
 	info.Parts, info.PartSizes = len(parts), sizes
 	f.calls++

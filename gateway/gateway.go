@@ -58,6 +58,8 @@ type gateway struct {
 	domains []string
 	admin   Admin
 	cors    *corsCache
+	// versioning caches each bucket's versioning setting for writes.
+	versioning *versioningCache
 	// access is the level of the per-request access lines.
 	access zerolog.Level
 }
@@ -80,7 +82,7 @@ func New(cfg Config) (http.Handler, error) {
 		cfg.MaxBodySize = DefaultMaxBodySize
 	}
 	g := &gateway{be: cfg.Backend, auth: cfg.Auth, region: cfg.Region, maxBody: cfg.MaxBodySize, domains: cfg.Domains,
-		admin: cfg.Admin, cors: newCORSCache(), access: zerolog.DebugLevel}
+		admin: cfg.Admin, cors: newCORSCache(), versioning: newVersioningCache(), access: zerolog.DebugLevel}
 	if cfg.AccessLog {
 		g.access = zerolog.InfoLevel
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"tessera/object"
+	"tessera/versioning"
 )
 
 // list runs the backend listing; max-keys=0 asks for nothing and gets an
@@ -16,6 +17,13 @@ func (g *gateway) list(r *http.Request, p listRequest) (object.ListResult, error
 			return object.ListResult{}, err
 		}
 		return object.ListResult{}, nil
+	}
+	st, err := g.versioningStatus(r.Context(), p.bucket)
+	if err != nil {
+		return object.ListResult{}, err
+	}
+	if st != versioning.Unversioned {
+		return g.listLatest(r.Context(), p)
 	}
 	return g.be.ListObjects(r.Context(), p.bucket, object.ListOptions{
 		Prefix: p.prefix, Delimiter: p.delimiter, After: p.after, MaxKeys: p.maxKeys,

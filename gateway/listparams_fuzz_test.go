@@ -6,6 +6,9 @@ import (
 	"net/url"
 	"testing"
 	"unicode/utf8"
+
+	"tessera/meta"
+	"tessera/versioning"
 )
 
 var listQuerySeeds = []string{
@@ -65,7 +68,7 @@ func FuzzListQuery(f *testing.F) {
 		if v, err := parseVersionList("bkt", q); err != nil {
 			requireCode(t, err, append(listArgCodes, errInvalidVersionID)...)
 		} else if v.maxKeys < 0 || v.maxKeys > 1000 || v.after != v.keyMarker ||
-			(v.versionIDMarker != "" && (v.keyMarker == "" || v.versionIDMarker != nullVersion)) {
+			(v.versionIDMarker != "" && (v.keyMarker == "" || (v.versionIDMarker != versioning.NullVersionID && !meta.ValidVersionID(v.versionIDMarker)))) {
 			t.Fatalf("%q: version listing %+v", raw, v)
 		}
 		if marker, maxParts, err := parsePartList(q); err != nil {

@@ -155,10 +155,18 @@ func (g *gateway) completeMultipart(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	uploadID := r.URL.Query().Get("uploadId")
+	stored, vid, err := g.newVersion(r.Context(), bucket, key)
+	if err != nil {
+		return err
+	}
+	if stored != key {
+		opts.VersionKey = stored
+	}
 	info, err := g.be.CompleteMultipart(r.Context(), bucket, key, uploadID, parts, opts)
 	if err != nil {
 		return completeFailure(err, uploadID)
 	}
+	setVersionHeaders(w.Header(), vid, false)
 	return writeXML(w, http.StatusOK, completeMultipartUploadResult{
 		Location: objectLocation(r, bucket, key), Bucket: bucket, Key: key, ETag: quoteETag(info.ETag),
 		objectChecksumXML: objectChecksumOf(info.Checksum),

@@ -7,12 +7,15 @@ import (
 	"strconv"
 	"strings"
 
+	"tessera/meta"
 	"tessera/object"
+	"tessera/versioning"
 )
 
 // getRequest is a parsed GetObject or HeadObject.
 type getRequest struct {
 	bucket, key string
+	versionID   string // ?versionId, "" for the latest version
 	rng         byteRange
 	rangeHeader string // as sent, for an InvalidRange's RangeRequested
 	hasRange    bool
@@ -29,7 +32,7 @@ func parseGet(r *http.Request) (getRequest, error) {
 	if err := checkVersionID(q); err != nil {
 		return getRequest{}, err
 	}
-	p := getRequest{bucket: bucket, key: key, cond: readPreconditions(r.Header, "")}
+	p := getRequest{bucket: bucket, key: key, versionID: q.Get("versionId"), cond: readPreconditions(r.Header, "")}
 	p.rangeHeader = r.Header.Get("Range")
 	p.rng, p.hasRange = parseRange(p.rangeHeader)
 	if q.Has("partNumber") {
@@ -43,11 +46,13 @@ func parseGet(r *http.Request) (getRequest, error) {
 	return p, nil
 }
 
-// checkVersionID accepts only the "null" version: tessera keeps one
-// version per key, so any other id names nothing, and ignoring it could
-// delete or return the wrong object.
+// checkVersionID refuses a ?versionId that cannot name a version: empty,
+// or neither "null" nor a version ID tessera gives.
 func checkVersionID(q url.Values) error {
-	if q.Has("versionId") && q.Get("versionId") != "null" {
+	if !q.Has("versionId") {
+		return nil
+	}
+	if v := q.Get("versionId"); v != versioning.NullVersionID && !meta.ValidVersionID(v) {
 		return apiErr(errInvalidVersionID)
 	}
 	return nil
@@ -96,14 +101,26 @@ func (g *gateway) getObject(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return g.be.GetObject(r.Context(), p.bucket, p.key, func(info object.ObjectInfo) (io.Writer, int64, int64, error) {
+	t, err := g.resolve(r.Context(), p.bucket, p.key, p.versionID)
+	if err != nil {
+		return err
+	}
+	if err := t.readable(w.Header(), nil); err != nil {
+		return err
+	}
+	err = g.be.GetObject(r.Context(), p.bucket, t.stored, func(info object.ObjectInfo) (io.Writer, int64, int64, error) {
+		if err := t.readable(w.Header(), &info); err != nil {
+			return nil, 0, 0, err
+		}
 		off, length, status, err := p.plan(w, r, info)
 		if err != nil {
 			return nil, 0, 0, err
 		}
+		setVersionHeaders(w.Header(), t.id, false)
 		w.WriteHeader(status)
 		return w, off, length, nil
 	})
+	return t.notFound(err)
 }
 
 func (g *gateway) headObject(w http.ResponseWriter, r *http.Request) error {
@@ -111,7 +128,7 @@ func (g *gateway) headObject(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	info, err := g.be.HeadObject(r.Context(), p.bucket, p.key)
+	t, info, err := g.headVersion(r.Context(), w.Header(), p.bucket, p.key, p.versionID)
 	if err != nil {
 		return err
 	}
@@ -119,6 +136,7 @@ func (g *gateway) headObject(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	setVersionHeaders(w.Header(), t.id, false)
 	w.WriteHeader(status)
 	return nil
 }

@@ -40,11 +40,16 @@ func (g *gateway) putObject(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	body := verifiedBody{Reader: sizedBody(r.Body, p.size), req: r}
-	info, err := g.be.PutObject(r.Context(), p.bucket, p.key, body, p.size, p.opts)
+	stored, vid, err := g.newVersion(r.Context(), p.bucket, p.key)
 	if err != nil {
 		return err
 	}
+	body := verifiedBody{Reader: sizedBody(r.Body, p.size), req: r}
+	info, err := g.be.PutObject(r.Context(), p.bucket, stored, body, p.size, p.opts)
+	if err != nil {
+		return err
+	}
+	setVersionHeaders(w.Header(), vid, false)
 	w.Header().Set("ETag", quoteETag(info.ETag))
 	// S3 answers with the object's checksum: the client's, or the default
 	// it computed.

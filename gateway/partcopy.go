@@ -52,13 +52,16 @@ func (g *gateway) uploadPartCopy(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	srcBucket, srcKey, err := parseCopySource(r.Header.Get("X-Amz-Copy-Source"))
+	srcBucket, srcKey, srcVersion, err := parseCopySource(r.Header.Get("X-Amz-Copy-Source"))
 	if err != nil {
 		return g.noBucketFirst(r.Context(), bucket, err)
 	}
-	info, err := g.be.HeadObject(r.Context(), srcBucket, srcKey)
+	src, info, err := g.copySource(r.Context(), srcBucket, srcKey, srcVersion)
 	if err != nil {
 		return err
+	}
+	if src.id != "" {
+		w.Header().Set("X-Amz-Copy-Source-Version-Id", src.id)
 	}
 	if err := readPreconditions(r.Header, "X-Amz-Copy-Source-").checkCopy(info, time.Now()); err != nil {
 		return err
@@ -70,7 +73,7 @@ func (g *gateway) uploadPartCopy(w http.ResponseWriter, r *http.Request) error {
 	if length > object.MaxPartSize {
 		return apiErr(errEntityTooLarge)
 	}
-	part, err := g.copyRange(r.Context(), srcBucket, srcKey, info.ETag, off, length, func(body io.Reader) (object.PartInfo, error) {
+	part, err := g.copyRange(r.Context(), srcBucket, src.stored, info.ETag, off, length, func(body io.Reader) (object.PartInfo, error) {
 		return g.be.PutPart(r.Context(), bucket, key, q.Get("uploadId"), number, object.CopiedBody(body), length, nil)
 	})
 	if err != nil {

@@ -160,10 +160,15 @@ func (g *gateway) postFile(w http.ResponseWriter, r *http.Request, bucket string
 	if err != nil {
 		return err
 	}
-	info, err := g.be.PutObject(r.Context(), bucket, key, body, -1, opts)
+	stored, vid, err := g.newVersion(r.Context(), bucket, key)
+	if err != nil {
+		return err
+	}
+	info, err := g.be.PutObject(r.Context(), bucket, stored, body, -1, opts)
 	if err != nil {
 		return file.explain(err)
 	}
+	setVersionHeaders(w.Header(), vid, false)
 	return writePostResult(w, r, bucket, key, info, f.fields["success_action_status"])
 }
 

@@ -49,6 +49,7 @@ func (g *gateway) bucketRoutes() []route {
 		{method: http.MethodGet, queries: []string{"lifecycle"}, h: g.getBucketLifecycle},
 		{method: http.MethodDelete, queries: []string{"lifecycle"}, h: g.deleteBucketLifecycle},
 		{method: http.MethodGet, queries: []string{"location"}, h: g.getBucketLocation},
+		{method: http.MethodPut, queries: []string{"versioning"}, h: g.putBucketVersioning},
 		{method: http.MethodGet, queries: []string{"versioning"}, h: g.getBucketVersioning},
 		{method: http.MethodPost, queries: []string{"delete"}, h: g.deleteObjects},
 		{method: http.MethodGet, queries: []string{"uploads"}, h: g.listMultipartUploads},

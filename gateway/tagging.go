@@ -45,10 +45,11 @@ func (g *gateway) getObjectTagging(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	info, err := g.be.HeadObject(r.Context(), bucket, key)
+	t, info, err := g.taggedVersion(w, r, bucket, key)
 	if err != nil {
 		return err
 	}
+	setVersionHeaders(w.Header(), t.id, false)
 	tags, _ := parseTagQuery(info.Headers[tagsHeader])
 	return writeTagging(w, tags)
 }
@@ -79,10 +80,11 @@ func (g *gateway) replaceTags(w http.ResponseWriter, r *http.Request, encoded st
 	if err != nil {
 		return err
 	}
-	info, err := g.be.HeadObject(r.Context(), bucket, key)
+	t, info, err := g.taggedVersion(w, r, bucket, key)
 	if err != nil {
 		return err
 	}
+	setVersionHeaders(w.Header(), t.id, false)
 	headers := map[string]string{}
 	for k, v := range info.Headers {
 		headers[k] = v
@@ -100,9 +102,19 @@ func (g *gateway) replaceTags(w http.ResponseWriter, r *http.Request, encoded st
 		ContentType: info.ContentType, UserMeta: info.UserMeta, Headers: headers,
 		StorageClass: info.StorageClass, IfMatch: info.ETag,
 	}}
-	if _, err := g.be.CopyObject(r.Context(), bucket, key, bucket, key, opts); err != nil {
-		return err
+	if _, err := g.be.CopyObject(r.Context(), bucket, t.stored, bucket, t.stored, opts); err != nil {
+		return t.notFound(err)
 	}
 	w.WriteHeader(status)
 	return nil
+}
+
+// taggedVersion is the version a tagging request addresses (?versionId,
+// or the latest) and its record.
+func (g *gateway) taggedVersion(w http.ResponseWriter, r *http.Request, bucket, key string) (target, object.ObjectInfo, error) {
+	q := r.URL.Query()
+	if err := checkVersionID(q); err != nil {
+		return target{}, object.ObjectInfo{}, err
+	}
+	return g.headVersion(r.Context(), w.Header(), bucket, key, q.Get("versionId"))
 }

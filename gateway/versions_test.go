@@ -7,13 +7,24 @@ import (
 	"testing"
 )
 
+// versionsListing decodes a ListVersionsResult, versions and markers
+// apart.
+type versionsListing struct {
+	IsTruncated         bool              `xml:"IsTruncated"`
+	NextKeyMarker       string            `xml:"NextKeyMarker"`
+	NextVersionIDMarker string            `xml:"NextVersionIdMarker"`
+	Versions            []versionXML      `xml:"Version"`
+	DeleteMarkers       []deleteMarkerXML `xml:"DeleteMarker"`
+	CommonPrefixes      []prefixXML       `xml:"CommonPrefixes"`
+}
+
 // listVersionPages pages through ListObjectVersions with q, following
 // NextKeyMarker and NextVersionIdMarker, and returns each page.
-func listVersionPages(t *testing.T, h http.Handler, bucket string, q url.Values) []listVersionsResult {
+func listVersionPages(t *testing.T, h http.Handler, bucket string, q url.Values) []versionsListing {
 	t.Helper()
-	var pages []listVersionsResult
+	var pages []versionsListing
 	for len(pages) < 100 {
-		var res listVersionsResult
+		var res versionsListing
 		decodeXML(t, mustDo(t, h, req{method: http.MethodGet, target: "/" + bucket + "?versions&" + q.Encode()}), &res)
 		pages = append(pages, res)
 		if !res.IsTruncated {
@@ -80,7 +91,7 @@ func TestListObjectVersions(t *testing.T) {
 			}
 		})
 	}
-	var res listVersionsResult
+	var res versionsListing
 	decodeXML(t, mustDo(t, h, req{method: http.MethodGet, target: "/bkt?versions"}), &res)
 	if res.Versions[3].Size != 4 {
 		t.Errorf("size of c: %d", res.Versions[3].Size)

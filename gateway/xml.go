@@ -69,6 +69,7 @@ type locationConstraint struct {
 
 type versioningConfiguration struct {
 	XMLName xml.Name `xml:"http://s3.amazonaws.com/doc/2006-03-01/ VersioningConfiguration"`
+	Status  string   `xml:"Status,omitempty"`
 }
 
 type objectXML struct {
@@ -179,7 +180,10 @@ func nullable(v string) string {
 }
 
 type deletedXML struct {
-	Key string `xml:"Key"`
+	Key                   string `xml:"Key"`
+	VersionID             string `xml:"VersionId,omitempty"`
+	DeleteMarker          bool   `xml:"DeleteMarker,omitempty"`
+	DeleteMarkerVersionID string `xml:"DeleteMarkerVersionId,omitempty"`
 }
 
 type deleteErrorXML struct {

@@ -1,0 +1,97 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"errors"
+
+	"tessera/object"
+	"tessera/versioning"
+)
+
+// deleteOutcome is what a delete did, for its headers or its Deleted
+// entry: the version it removed or the delete marker it wrote ("" in a
+// bucket that was never versioned), and whether that was a marker.
+type deleteOutcome struct {
+	versionID string
+	marker    bool
+}
+
+// deleted is the DeleteObjects entry for a delete of key at versionID.
+func (d deleteOutcome) deleted(key, versionID string) deletedXML {
+	out := deletedXML{Key: key, VersionID: versionID, DeleteMarker: d.marker}
+	if d.marker {
+		out.DeleteMarkerVersionID = d.versionID
+	}
+	return out
+}
+
+// deleteVersion is DELETE as S3 does it. With a version ID it removes
+// that version for good (a delete marker included). Without one, a bucket
+// that was never versioned loses the key, while a versioned bucket keeps
+// every version and gets a delete marker as its latest: a new version when
+// versioning is enabled, the null version when it is suspended.
+func (g *gateway) deleteVersion(ctx context.Context, bucket, key, versionID string, cond deleteConditions) (deleteOutcome, error) {
+	if versionID != "" {
+		return g.removeVersion(ctx, bucket, key, versionID, cond)
+	}
+	st, err := g.versioningStatus(ctx, bucket)
+	if err != nil {
+		return deleteOutcome{}, err
+	}
+	if st == versioning.Unversioned {
+		return deleteOutcome{}, g.deleteOne(ctx, bucket, key, cond)
+	}
+	if cond.present() {
+		if err := g.checkLatest(ctx, bucket, key, cond); err != nil {
+			return deleteOutcome{}, err
+		}
+	}
+	stored, id, err := g.newVersion(ctx, bucket, key)
+	if err != nil {
+		return deleteOutcome{}, err
+	}
+	if _, err := g.be.PutObject(ctx, bucket, stored, bytes.NewReader(nil), 0, object.PutOptions{DeleteMarker: true}); err != nil {
+		return deleteOutcome{}, err
+	}
+	return deleteOutcome{versionID: id, marker: true}, nil
+}
+
+// removeVersion deletes one version of key. Deleting a version that does
+// not exist succeeds, as S3 answers it.
+func (g *gateway) removeVersion(ctx context.Context, bucket, key, versionID string, cond deleteConditions) (deleteOutcome, error) {
+	t, err := g.resolve(ctx, bucket, key, versionID)
+	if err != nil {
+		return deleteOutcome{}, err
+	}
+	info, err := g.be.HeadObject(ctx, bucket, t.stored)
+	if err != nil && !errors.Is(err, object.ErrObjectNotFound) {
+		return deleteOutcome{}, err
+	}
+	marker := err == nil && info.DeleteMarker
+	if err := g.deleteOne(ctx, bucket, t.stored, cond); err != nil {
+		return deleteOutcome{}, err
+	}
+	return deleteOutcome{versionID: versionID, marker: marker}, nil
+}
+
+// checkLatest decides a conditional delete in a versioned bucket against
+// the key's latest version (none when that is a delete marker). The check
+// and the marker's write are not atomic.
+func (g *gateway) checkLatest(ctx context.Context, bucket, key string, cond deleteConditions) error {
+	t, err := g.resolve(ctx, bucket, key, "")
+	if isCode(err, errNoSuchKey) || (err == nil && t.marker) {
+		return cond.check(nil)
+	}
+	if err != nil {
+		return err
+	}
+	info, err := g.be.HeadObject(ctx, bucket, t.stored)
+	if errors.Is(err, object.ErrObjectNotFound) {
+		return cond.check(nil)
+	}
+	if err != nil {
+		return err
+	}
+	return cond.check(&info)
+}

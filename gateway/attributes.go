@@ -104,6 +104,10 @@ func (g *gateway) getObjectAttributes(w http.ResponseWriter, r *http.Request) er
 		return err
 	}
 	t, info, err := g.headVersion(r.Context(), w.Header(), bucket, key, r.URL.Query().Get("versionId"))
+	if isCode(err, errMethodNotAllowed) {
+		// GetObjectAttributes answers a marker named by ID as missing.
+		err = apiErr(errNoSuchKey)
+	}
 	if err != nil {
 		return err
 	}

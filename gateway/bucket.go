@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"tessera/object"
+	"tessera/versioning"
 )
 
 // createBucketConfiguration is CreateBucket's optional body.
@@ -147,6 +148,12 @@ func (g *gateway) deleteBucket(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if err := g.be.DeleteBucket(r.Context(), bucket); err != nil {
+		if errors.Is(err, object.ErrBucketNotEmpty) {
+			// A versioned bucket is empty only without any version.
+			if st, serr := g.versioningStatus(r.Context(), bucket); serr == nil && st != versioning.Unversioned {
+				return apiErrf(errBucketNotEmpty, "The bucket you tried to delete is not empty. You must delete all versions in the bucket.")
+			}
+		}
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -147,7 +147,7 @@ func (g *gateway) copyObject(w http.ResponseWriter, r *http.Request) error {
 	if src.id != "" {
 		w.Header().Set("X-Amz-Copy-Source-Version-Id", src.id)
 	}
-	setVersionHeaders(w.Header(), vid, false)
+	setWrittenVersion(w.Header(), vid)
 	return writeXML(w, http.StatusOK, copyObjectResult{LastModified: xmlTime(info.ModTime), ETag: quoteETag(info.ETag),
 		objectChecksumXML: objectChecksumOf(info.Checksum)})
 }

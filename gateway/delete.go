@@ -9,9 +9,6 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/rs/zerolog/hlog"
-
-	"tessera/meta"
-	"tessera/versioning"
 )
 
 const (
@@ -107,7 +104,7 @@ func (g *gateway) deleteAll(ctx context.Context, bucket string, objs []deleteObj
 			errs[i] = err
 			continue
 		}
-		if o.VersionID != "" && o.VersionID != versioning.NullVersionID && !meta.ValidVersionID(o.VersionID) {
+		if o.VersionID != "" && !versionIDShaped(o.VersionID) {
 			errs[i] = apiErr(errInvalidVersionID)
 			continue
 		}

@@ -15,11 +15,16 @@ import (
 type deleteOutcome struct {
 	versionID string
 	marker    bool
+	versioned bool // the delete was of a version or wrote a marker
 }
 
-// deleted is the DeleteObjects entry for a delete of key at versionID.
+// deleted is the DeleteObjects entry for a delete of key at versionID:
+// in a versioned bucket it says whether a marker was written or removed.
 func (d deleteOutcome) deleted(key, versionID string) deletedXML {
-	out := deletedXML{Key: key, VersionID: versionID, DeleteMarker: d.marker}
+	out := deletedXML{Key: key, VersionID: versionID}
+	if d.versioned {
+		out.DeleteMarker = &d.marker
+	}
 	if d.marker {
 		out.DeleteMarkerVersionID = d.versionID
 	}
@@ -54,13 +59,16 @@ func (g *gateway) deleteVersion(ctx context.Context, bucket, key, versionID stri
 	if _, err := g.be.PutObject(ctx, bucket, stored, bytes.NewReader(nil), 0, object.PutOptions{DeleteMarker: true}); err != nil {
 		return deleteOutcome{}, err
 	}
-	return deleteOutcome{versionID: id, marker: true}, nil
+	return deleteOutcome{versionID: id, marker: true, versioned: true}, nil
 }
 
 // removeVersion deletes one version of key. Deleting a version that does
 // not exist succeeds, as S3 answers it.
 func (g *gateway) removeVersion(ctx context.Context, bucket, key, versionID string, cond deleteConditions) (deleteOutcome, error) {
 	t, err := g.resolve(ctx, bucket, key, versionID)
+	if isCode(err, errNoSuchVersion) {
+		return deleteOutcome{versionID: versionID, versioned: true}, nil
+	}
 	if err != nil {
 		return deleteOutcome{}, err
 	}
@@ -72,7 +80,7 @@ func (g *gateway) removeVersion(ctx context.Context, bucket, key, versionID stri
 	if err := g.deleteOne(ctx, bucket, t.stored, cond); err != nil {
 		return deleteOutcome{}, err
 	}
-	return deleteOutcome{versionID: versionID, marker: marker}, nil
+	return deleteOutcome{versionID: versionID, marker: marker, versioned: true}, nil
 }
 
 // checkLatest decides a conditional delete in a versioned bucket against

@@ -46,8 +46,12 @@
 //   - Bucket lifecycle rules (?lifecycle) are checked and stored here; the
 //     lifecycle package's worker applies them.
 //
+//   - Versioning (?versioning, ?versionId, ?versions) chooses the stored
+//     key a request reads or writes: a version is an object under a
+//     version key below this layer (package versioning).
+//
 // Sub-resources that are recognised but not implemented (acl, policy,
-// versioning's PUT, ...) answer 501 NotImplemented rather than falling
+// object lock, ...) answer 501 NotImplemented rather than falling
 // through to a plain operation. COMPATIBILITY.md at the repository root
 // lists what is and is not supported.
 package gateway

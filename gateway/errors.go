@@ -145,7 +145,7 @@ var errorTable = map[errCode]apiError{
 	errInvalidCopySource:                 {"InvalidArgument", http.StatusBadRequest, "Copy Source must mention the source bucket and key: sourcebucket/sourcekey."},
 	errInvalidContinuationToken:          {"InvalidArgument", http.StatusBadRequest, "The continuation token provided is incorrect."},
 	errInvalidEncodingType:               {"InvalidArgument", http.StatusBadRequest, "Invalid Encoding Method specified in Request."},
-	errInvalidVersionID:                  {"InvalidArgument", http.StatusBadRequest, "Invalid version id specified."},
+	errInvalidVersionID:                  {"InvalidArgument", http.StatusBadRequest, "Invalid version id specified"},
 	errNoSuchVersion:                     {"NoSuchVersion", http.StatusNotFound, "The specified version does not exist."},
 	errIllegalVersioningConfiguration:    {"IllegalVersioningConfigurationException", http.StatusBadRequest, "The versioning configuration specified in the request is invalid."},
 	errMalformedPOSTRequest:              {"MalformedPOSTRequest", http.StatusBadRequest, "The body of your POST request is not well-formed multipart/form-data."},

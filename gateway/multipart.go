@@ -166,7 +166,7 @@ func (g *gateway) completeMultipart(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return completeFailure(err, uploadID)
 	}
-	setVersionHeaders(w.Header(), vid, false)
+	setWrittenVersion(w.Header(), vid)
 	return writeXML(w, http.StatusOK, completeMultipartUploadResult{
 		Location: objectLocation(r, bucket, key), Bucket: bucket, Key: key, ETag: quoteETag(info.ETag),
 		objectChecksumXML: objectChecksumOf(info.Checksum),

@@ -46,16 +46,33 @@ func parseGet(r *http.Request) (getRequest, error) {
 	return p, nil
 }
 
-// checkVersionID refuses a ?versionId that cannot name a version: empty,
-// or neither "null" nor a version ID tessera gives.
+// checkVersionID refuses a ?versionId that cannot be a version ID at all
+// (see versionIDShaped). One shaped like another store's IDs passes, to be
+// answered NoSuchVersion, as S3 and other stores answer an ID they never
+// gave.
 func checkVersionID(q url.Values) error {
-	if !q.Has("versionId") {
-		return nil
-	}
-	if v := q.Get("versionId"); v != versioning.NullVersionID && !meta.ValidVersionID(v) {
+	if q.Has("versionId") && !versionIDShaped(q.Get("versionId")) {
 		return apiErr(errInvalidVersionID)
 	}
 	return nil
+}
+
+// versionIDShaped reports whether v could be a version ID: "null", or 1 to
+// 128 letters, digits and dashes (tessera's hex IDs, UUIDs, ULIDs).
+// Anything else, a path or an underscore say, is InvalidArgument.
+func versionIDShaped(v string) bool {
+	if v == versioning.NullVersionID || meta.ValidVersionID(v) {
+		return true
+	}
+	if v == "" || len(v) > 128 {
+		return false
+	}
+	for _, c := range v {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // plan checks the preconditions and the range against info and sets the

@@ -49,7 +49,7 @@ func (g *gateway) putObject(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	setVersionHeaders(w.Header(), vid, false)
+	setWrittenVersion(w.Header(), vid)
 	w.Header().Set("ETag", quoteETag(info.ETag))
 	// S3 answers with the object's checksum: the client's, or the default
 	// it computed.

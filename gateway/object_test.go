@@ -302,8 +302,13 @@ func TestVersionIDQuery(t *testing.T) {
 	be, h := newTestGateway(t, allowAll{})
 	setup(t, h, "bkt", map[string]string{"k": "v"})
 	mustDo(t, h, req{method: http.MethodGet, target: "/bkt/k?versionId=null"})
-	expect(t, do(h, req{method: http.MethodGet, target: "/bkt/k?versionId=abc"}), http.StatusBadRequest, "InvalidArgument")
-	expect(t, do(h, req{method: http.MethodDelete, target: "/bkt/k?versionId=abc"}), http.StatusBadRequest, "InvalidArgument")
+	// Not a version ID at all: InvalidArgument; another store's (a UUID):
+	// a version that does not exist, whose delete deletes nothing.
+	expect(t, do(h, req{method: http.MethodGet, target: "/bkt/k?versionId=not_an_id"}), http.StatusBadRequest, "InvalidArgument")
+	expect(t, do(h, req{method: http.MethodDelete, target: "/bkt/k?versionId=../k"}), http.StatusBadRequest, "InvalidArgument")
+	const uuid = "5f0c7a4e-2b1d-4c8e-9f3a-6d2b1c0e9a77"
+	expect(t, do(h, req{method: http.MethodGet, target: "/bkt/k?versionId=" + uuid}), http.StatusNotFound, "NoSuchVersion")
+	expect(t, do(h, req{method: http.MethodDelete, target: "/bkt/k?versionId=" + uuid}), http.StatusNoContent, "")
 	if _, _, ok := be.object("bkt", "k"); !ok {
 		t.Error("DELETE with a bogus versionId deleted the object")
 	}

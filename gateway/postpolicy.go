@@ -168,7 +168,7 @@ func (g *gateway) postFile(w http.ResponseWriter, r *http.Request, bucket string
 	if err != nil {
 		return file.explain(err)
 	}
-	setVersionHeaders(w.Header(), vid, false)
+	setWrittenVersion(w.Header(), vid)
 	return writePostResult(w, r, bucket, key, info, f.fields["success_action_status"])
 }
 

@@ -167,6 +167,14 @@ type target struct {
 	marker bool // the latest version is a delete marker (only when !named)
 }
 
+// setWrittenVersion answers which version a write made. A write of the
+// null version (a suspended bucket) answers none, as S3 does.
+func setWrittenVersion(h http.Header, id string) {
+	if id != versioning.NullVersionID {
+		setVersionHeaders(h, id, false)
+	}
+}
+
 // setVersionHeaders answers which version a request read or wrote.
 func setVersionHeaders(h http.Header, id string, marker bool) {
 	if id != "" {
@@ -185,10 +193,11 @@ func (g *gateway) resolve(ctx context.Context, bucket, key, versionID string) (t
 	switch {
 	case versionID == versioning.NullVersionID:
 		return target{stored: key, id: versionID, named: true}, nil
+	case versionID != "" && !meta.ValidVersionID(versionID):
+		// Another store's ID (checkVersionID let it through) names no
+		// version here.
+		return target{}, apiErr(errNoSuchVersion)
 	case versionID != "":
-		if !meta.ValidVersionID(versionID) {
-			return target{}, apiErr(errInvalidVersionID)
-		}
 		return target{stored: meta.VersionKey(key, versionID), id: versionID, named: true}, nil
 	}
 	st, err := g.versioningStatus(ctx, bucket)

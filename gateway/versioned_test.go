@@ -74,7 +74,8 @@ func TestBucketVersioningSetting(t *testing.T) {
 	for body, code := range map[string]string{
 		"":    "MalformedXML",
 		"<x>": "MalformedXML",
-		`<VersioningConfiguration><Status>Off</Status></VersioningConfiguration>`:                                   "IllegalVersioningConfigurationException",
+		`<VersioningConfiguration><Status>Off</Status></VersioningConfiguration>`:                                   "MalformedXML",
+		`<VersioningConfiguration></VersioningConfiguration>`:                                                       "IllegalVersioningConfigurationException",
 		`<VersioningConfiguration><Status>Enabled</Status><MfaDelete>Enabled</MfaDelete></VersioningConfiguration>`: "NotImplemented",
 	} {
 		rec := do(h, req{method: http.MethodPut, target: "/bkt?versioning", body: body})
@@ -156,8 +157,8 @@ func TestVersionedObjects(t *testing.T) {
 	}
 
 	setVersioning(t, h, "Suspended")
-	if id := putVersion(t, h, "k", "v3"); id != "null" {
-		t.Errorf("suspended PUT answers version %q", id)
+	if id := putVersion(t, h, "k", "v3"); id != "" {
+		t.Errorf("suspended PUT answers version %q, want none (the null version)", id)
 	}
 	want = []string{"k null latest version", "k " + id2 + " - version", "k " + id1 + " - version"}
 	if got := versionLines(t, h, url.Values{}); !slices.Equal(got, want) {
@@ -168,7 +169,8 @@ func TestVersionedObjects(t *testing.T) {
 	}
 	mustDo(t, h, req{method: http.MethodDelete, target: "/bkt/k?versionId=" + id2})
 	expect(t, do(h, req{method: http.MethodGet, target: "/bkt/k?versionId=" + id2}), http.StatusNotFound, "NoSuchVersion")
-	expect(t, do(h, req{method: http.MethodGet, target: "/bkt/k?versionId=bogus"}), http.StatusBadRequest, "InvalidArgument")
+	expect(t, do(h, req{method: http.MethodGet, target: "/bkt/k?versionId=bo_gus"}), http.StatusBadRequest, "InvalidArgument")
+	expect(t, do(h, req{method: http.MethodGet, target: "/bkt/k?versionId=01BX5ZZKBKACTAV9WEVGEMMVRZ"}), http.StatusNotFound, "NoSuchVersion")
 }
 
 func TestVersionedCopyAndBatchDelete(t *testing.T) {
@@ -190,10 +192,10 @@ func TestVersionedCopyAndBatchDelete(t *testing.T) {
 	if len(res.Deleted) != 2 || len(res.Errors) != 0 {
 		t.Fatalf("DeleteObjects: %+v", res)
 	}
-	if d := res.Deleted[0]; d.VersionID != id1 || d.DeleteMarker {
+	if d := res.Deleted[0]; d.VersionID != id1 || d.DeleteMarker == nil || *d.DeleteMarker {
 		t.Errorf("version delete: %+v", d)
 	}
-	if d := res.Deleted[1]; !d.DeleteMarker || d.DeleteMarkerVersionID == "" {
+	if d := res.Deleted[1]; d.DeleteMarker == nil || !*d.DeleteMarker || d.DeleteMarkerVersionID == "" {
 		t.Errorf("marker write: %+v", d)
 	}
 	expect(t, do(h, req{method: http.MethodGet, target: "/bkt/src?versionId=" + id1}), http.StatusNotFound, "NoSuchVersion")

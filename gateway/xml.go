@@ -182,7 +182,7 @@ func nullable(v string) string {
 type deletedXML struct {
 	Key                   string `xml:"Key"`
 	VersionID             string `xml:"VersionId,omitempty"`
-	DeleteMarker          bool   `xml:"DeleteMarker,omitempty"`
+	DeleteMarker          *bool  `xml:"DeleteMarker"`
 	DeleteMarkerVersionID string `xml:"DeleteMarkerVersionId,omitempty"`
 }
 

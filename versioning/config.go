@@ -49,10 +49,11 @@ type Error struct {
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
 
 // Parse reads a PutBucketVersioning body. A body that is not one
-// VersioningConfiguration is MalformedXML; a Status other than Enabled or
-// Suspended (none included: a bucket never goes back to unversioned) is
-// IllegalVersioningConfigurationException, as S3 answers; MFA delete,
-// which needs a hardware token tessera does not have, is NotImplemented.
+// VersioningConfiguration, or a Status or MfaDelete outside the schema's
+// values, is MalformedXML; no Status (a bucket never goes back to
+// unversioned) is IllegalVersioningConfigurationException, as S3 answers;
+// MFA delete, which needs a hardware token tessera does not have, is
+// NotImplemented.
 func Parse(body []byte) (Configuration, error) {
 	var c Configuration
 	d := xml.NewDecoder(bytes.NewReader(body))
@@ -64,15 +65,18 @@ func Parse(body []byte) (Configuration, error) {
 	}
 	switch c.Status {
 	case Enabled, Suspended:
-	default:
+	case Unversioned:
 		return Configuration{}, &Error{Code: "IllegalVersioningConfigurationException", Message: "The versioning configuration specified in the request is invalid."}
+	default:
+		// A value outside the schema's enumeration fails validation.
+		return Configuration{}, &Error{Code: "MalformedXML", Message: "The XML you provided was not well-formed or did not validate against our published schema."}
 	}
 	switch c.MFADelete {
 	case "", "Disabled":
 	case "Enabled":
 		return Configuration{}, &Error{Code: "NotImplemented", Message: "MFA delete is not supported."}
 	default:
-		return Configuration{}, &Error{Code: "IllegalVersioningConfigurationException", Message: "The versioning configuration specified in the request is invalid."}
+		return Configuration{}, &Error{Code: "MalformedXML", Message: "The XML you provided was not well-formed or did not validate against our published schema."}
 	}
 	c.MFADelete = ""
 	return c, nil

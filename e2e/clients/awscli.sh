@@ -97,6 +97,27 @@ expect_fail "lifecycle rule without an action is InvalidRequest" "InvalidRequest
 check "delete-bucket-lifecycle" aws s3api delete-bucket-lifecycle --bucket "$B"
 expect_fail "no lifecycle is NoSuchLifecycleConfiguration" "NoSuchLifecycleConfiguration" aws s3api get-bucket-lifecycle-configuration --bucket "$B"
 
+VB="$B-ver"
+check "versioned bucket: s3 mb" aws s3 mb "s3://$VB"
+check "put-bucket-versioning Enabled" aws s3api put-bucket-versioning --bucket "$VB" --versioning-configuration Status=Enabled
+check "get-bucket-versioning reads Enabled" bash -c "equals Enabled \$(\"$AWS\" --endpoint-url $ENDPOINT s3api get-bucket-versioning --bucket $VB --query Status --output text)"
+for i in 1 2 3; do
+	echo "version $i" >"$T/v$i"
+	check "put-object version $i" aws s3api put-object --bucket "$VB" --key k --body "$T/v$i"
+done
+check "delete-object writes a delete marker" bash -c "equals True \$(\"$AWS\" --endpoint-url $ENDPOINT s3api delete-object --bucket $VB --key k --query DeleteMarker --output text)"
+# Text output prints "None" for a page without the queried list; only
+# version IDs are counted.
+check "list-object-versions paginated (page-size 1) sees 3 versions" bash -c "equals 3 \$(\"$AWS\" --endpoint-url $ENDPOINT s3api list-object-versions --bucket $VB --page-size 1 --query 'Versions[].VersionId' --output text | grep -ow '[0-9a-f]\\{24\\}' | wc -l)"
+check "list-object-versions paginated (page-size 1) sees 1 delete marker" bash -c "equals 1 \$(\"$AWS\" --endpoint-url $ENDPOINT s3api list-object-versions --bucket $VB --page-size 1 --query 'DeleteMarkers[].VersionId' --output text | grep -ow '[0-9a-f]\\{24\\}' | wc -l)"
+check "get-object --version-id reads the oldest version" bash -c "
+	id=\$(\"$AWS\" --endpoint-url $ENDPOINT s3api list-object-versions --bucket $VB --query 'Versions[-1].VersionId' --output text) &&
+	\"$AWS\" --endpoint-url $ENDPOINT s3api get-object --bucket $VB --key k --version-id \$id $T/v.down >/dev/null && cmp $T/v1 $T/v.down"
+check "delete every version by ID" bash -c "
+	\"$AWS\" --endpoint-url $ENDPOINT s3api list-object-versions --bucket $VB --query '[Versions[].VersionId, DeleteMarkers[].VersionId][]' --output text | tr '\t' '\n' |
+	while read -r id; do \"$AWS\" --endpoint-url $ENDPOINT s3api delete-object --bucket $VB --key k --version-id \$id >/dev/null || exit 1; done"
+check "versioned bucket: s3 rb" aws s3 rb "s3://$VB"
+
 check "s3 rm --recursive" aws s3 rm --only-show-errors --recursive "s3://$B"
 check "bucket is empty" bash -c "equals 0 \$(\"$AWS\" --endpoint-url $ENDPOINT s3 ls --recursive s3://$B | wc -l)"
 check "s3 rb" aws s3 rb "s3://$B"

@@ -418,6 +418,34 @@ def _():
     s3.delete_bucket(Bucket=vb)
 
 
+@check("versioned bucket: versions by ID, a delete marker, paginated versions, object_versions.delete() empties it")
+def _():
+    vb = B + "-ver"
+    s3.create_bucket(Bucket=vb)
+    s3.put_bucket_versioning(Bucket=vb, VersioningConfiguration={"Status": "Enabled"})
+    assert s3.get_bucket_versioning(Bucket=vb)["Status"] == "Enabled"
+    ids = {}
+    for body in [b"one", b"two" * 1000, b"three"]:
+        ids[s3.put_object(Bucket=vb, Key="k", Body=body)["VersionId"]] = body
+    s3.put_object(Bucket=vb, Key="other", Body=b"x")
+    for vid, body in ids.items():
+        assert s3.get_object(Bucket=vb, Key="k", VersionId=vid)["Body"].read() == body
+    d = s3.delete_object(Bucket=vb, Key="k")
+    assert d["DeleteMarker"] and d["VersionId"] not in ids, d
+    assert error_code(lambda: s3.head_object(Bucket=vb, Key="k"))[1] == 404
+    versions, markers = [], []
+    for page in s3.get_paginator("list_object_versions").paginate(Bucket=vb, PaginationConfig={"PageSize": 2}):
+        versions += [(v["Key"], v["VersionId"]) for v in page.get("Versions", [])]
+        markers += [(m["Key"], m["VersionId"], m["IsLatest"]) for m in page.get("DeleteMarkers", [])]
+    assert sorted(v for k, v in versions if k == "k") == sorted(ids), versions
+    assert markers == [("k", d["VersionId"], True)], markers
+    assert [o["Key"] for o in s3.list_objects_v2(Bucket=vb)["Contents"]] == ["other"]
+    res = boto3.resource("s3", endpoint_url=ENDPOINT, region_name="us-east-1", verify=CERT if CERT else None)
+    res.Bucket(vb).object_versions.delete()
+    assert not s3.list_object_versions(Bucket=vb).get("Versions")
+    s3.delete_bucket(Bucket=vb)
+
+
 @check("empty and delete bucket")
 def _():
     for page in s3.get_paginator("list_objects_v2").paginate(Bucket=B):

@@ -4,20 +4,23 @@
 #   - minio-go's functional tests (mint's functional_tests.go of the minio-go
 #     version in go.mod), MINT_MODE=full, once with the default client and once
 #     with TrailingHeaders on every client;
-#   - versitygw's integration suite, `versitygw test full-flow`.
+#   - versitygw's integration suite, `versitygw test full-flow`, once as it
+#     is and once with --versioning-enabled (every test bucket versioned,
+#     and versitygw's versioning and object-lock tests added).
 # Both are built from the Go module cache (the module proxy fills it) and the
 # binaries are cached outside the repository, keyed by version and patch.
 #
 # Fails only on a regression: a test failing that .ci/conformance/SUITE.expected
 # does not list. A listed test that now passes is printed, so the list can be
 # trimmed. CONFORMANCE_UPDATE=1 rewrites the lists from this run instead.
-# SUITES picks suites: "minio-go-default minio-go-trailing versitygw".
+# SUITES picks suites: "minio-go-default minio-go-trailing versitygw
+# versitygw-versioning".
 set -euo pipefail
 shopt -s inherit_errexit
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CONF="$ROOT/.ci/conformance"
-SUITES=${SUITES:-"minio-go-default minio-go-trailing versitygw"}
+SUITES=${SUITES:-"minio-go-default minio-go-trailing versitygw versitygw-versioning"}
 VERSITYGW_VERSION=${VERSITYGW_VERSION:-v1.8.0}
 CACHE=${CONFORMANCE_CACHE:-"$(dirname "$(go env GOCACHE)")/tessera-conformance"}
 # Each suite takes 1 to 2.5 minutes on two shared cores; the bound only stops
@@ -177,11 +180,14 @@ run_minio_go() {
 		timeout "$SUITE_TIMEOUT" "$MINIO_GO_BIN" >"$2" 2>"$2.stderr")
 }
 
-# run_versitygw OUTPUT: its IAM and ACL tests run `./versitygw admin ...`
-# against the endpoint (a versitygw-only admin API), hence the directory.
+# run_versitygw OUTPUT [FLAGS...]: its IAM and ACL tests run `./versitygw
+# admin ...` against the endpoint (a versitygw-only admin API), hence the
+# directory.
 run_versitygw() {
+	local out=$1
+	shift
 	(cd "$(dirname "$VERSITYGW_BIN")" && env "${SUITE_ENV[@]}" timeout "$SUITE_TIMEOUT" ./versitygw test \
-		-a "$ACCESS_KEY" -s "$SECRET_KEY" -e "$ENDPOINT" full-flow >"$1" 2>"$1.stderr")
+		-a "$ACCESS_KEY" -s "$SECRET_KEY" -e "$ENDPOINT" full-flow "$@" >"$out" 2>"$out.stderr")
 }
 
 echo "== conformance: building tessera and the suites (cache: $CACHE)"
@@ -190,7 +196,7 @@ t0=$(date +%s)
 for suite in $SUITES; do
 	case $suite in
 	minio-go-*) MINIO_GO_BIN=${MINIO_GO_BIN:-$(build_minio_go)} ;;
-	versitygw) VERSITYGW_BIN=$(build_versitygw) ;;
+	versitygw*) VERSITYGW_BIN=${VERSITYGW_BIN:-$(build_versitygw)} ;;
 	*) echo "unknown suite $suite"; exit 2 ;;
 	esac
 done
@@ -211,6 +217,7 @@ for suite in $SUITES; do
 	minio-go-default) label="minio-go functional (default)"; format=minio-go; run_minio_go 0 "$out" ;;
 	minio-go-trailing) label="minio-go functional (TrailingHeaders)"; format=minio-go; run_minio_go 1 "$out" ;;
 	versitygw) label="versitygw full-flow"; format=versitygw; run_versitygw "$out" ;;
+	versitygw-versioning) label="versitygw full-flow --versioning-enabled"; format=versitygw; run_versitygw "$out" --versioning-enabled ;;
 	esac
 	rc=$?
 	set -e

@@ -3,12 +3,16 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/aws/smithy-go"
 	"github.com/minio/minio-go/v7"
 )
 
@@ -173,4 +177,79 @@ func readVersion(ctx context.Context, t *testing.T, c *cluster, bucket, key, id 
 		t.Fatalf("read %s@%s: %v", key, id, err)
 	}
 	return b
+}
+
+// TestObjectLock: on a real cluster, through aws-sdk-go-v2, a version
+// under compliance retention survives every delete and overwrite and
+// cannot have its retention shortened, bypass header or not; a
+// governance version goes only with the bypass header; a legal hold
+// keeps a version until it is lifted.
+func TestObjectLock(t *testing.T) {
+	c := startServer(t)
+	cl := newAWS(t, c)
+	ctx := context.Background()
+	bucket := aws.String("vault")
+	if _, err := cl.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: bucket, ObjectLockEnabledForBucket: aws.Bool(true)}); err != nil {
+		t.Fatal(err)
+	}
+	put := func(key string, data []byte, mode types.ObjectLockMode, hold types.ObjectLockLegalHoldStatus) string {
+		t.Helper()
+		in := &s3.PutObjectInput{Bucket: bucket, Key: aws.String(key), Body: bytes.NewReader(data),
+			ChecksumAlgorithm: types.ChecksumAlgorithmCrc32}
+		if mode != "" {
+			in.ObjectLockMode, in.ObjectLockRetainUntilDate = mode, aws.Time(time.Now().Add(time.Hour))
+		}
+		if hold != "" {
+			in.ObjectLockLegalHoldStatus = hold
+		}
+		out, err := cl.PutObject(ctx, in)
+		if err != nil {
+			t.Fatalf("put %s: %v", key, err)
+		}
+		return *out.VersionId
+	}
+	denied := func(what string, err error) {
+		t.Helper()
+		var ae smithy.APIError
+		if !errors.As(err, &ae) || ae.ErrorCode() != "AccessDenied" {
+			t.Fatalf("%s: %v, want AccessDenied", what, err)
+		}
+	}
+	data := payload(1, 300_000)
+	comp := put("comp", data, types.ObjectLockModeCompliance, "")
+	_, err := cl.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: bucket, Key: aws.String("comp"), VersionId: &comp,
+		BypassGovernanceRetention: aws.Bool(true)})
+	denied("delete of a compliance version", err)
+	_, err = cl.PutObjectRetention(ctx, &s3.PutObjectRetentionInput{Bucket: bucket, Key: aws.String("comp"), VersionId: &comp,
+		BypassGovernanceRetention: aws.Bool(true), ChecksumAlgorithm: types.ChecksumAlgorithmCrc32,
+		Retention: &types.ObjectLockRetention{Mode: types.ObjectLockRetentionModeCompliance, RetainUntilDate: aws.Time(time.Now().Add(time.Minute))}})
+	denied("shortening a compliance retention", err)
+	put("comp", []byte("overwrite"), "", "") // a new version; the locked one stays
+	if got := readVersion(ctx, t, c, *bucket, "comp", comp); !bytes.Equal(got, data) {
+		t.Fatal("the compliance version changed")
+	}
+	ret, err := cl.GetObjectRetention(ctx, &s3.GetObjectRetentionInput{Bucket: bucket, Key: aws.String("comp"), VersionId: &comp})
+	if err != nil || ret.Retention.Mode != types.ObjectLockRetentionModeCompliance {
+		t.Fatalf("retention %+v, %v", ret, err)
+	}
+
+	gov := put("gov", []byte("g"), types.ObjectLockModeGovernance, "")
+	_, err = cl.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: bucket, Key: aws.String("gov"), VersionId: &gov})
+	denied("delete of a governance version without the bypass", err)
+	if _, err := cl.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: bucket, Key: aws.String("gov"), VersionId: &gov,
+		BypassGovernanceRetention: aws.Bool(true)}); err != nil {
+		t.Fatalf("delete of a governance version with the bypass: %v", err)
+	}
+
+	held := put("held", []byte("h"), "", types.ObjectLockLegalHoldStatusOn)
+	_, err = cl.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: bucket, Key: aws.String("held"), VersionId: &held})
+	denied("delete under a legal hold", err)
+	if _, err := cl.PutObjectLegalHold(ctx, &s3.PutObjectLegalHoldInput{Bucket: bucket, Key: aws.String("held"), VersionId: &held,
+		ChecksumAlgorithm: types.ChecksumAlgorithmCrc32,
+		LegalHold:         &types.ObjectLockLegalHold{Status: types.ObjectLockLegalHoldStatusOff}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cl.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: bucket, Key: aws.String("held"), VersionId: &held}); err != nil {
+		t.Fatalf("delete after the legal hold was lifted: %v", err)
+	}
 }

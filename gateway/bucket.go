@@ -87,9 +87,7 @@ func (g *gateway) createBucket(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if strings.EqualFold(r.Header.Get("X-Amz-Bucket-Object-Lock-Enabled"), "true") {
-		return apiErrf(errNotImplemented, "Object lock is not supported.")
-	}
+	locked := strings.EqualFold(r.Header.Get("X-Amz-Bucket-Object-Lock-Enabled"), "true")
 	body, err := g.readBody(w, r)
 	if err != nil {
 		return err
@@ -99,11 +97,21 @@ func (g *gateway) createBucket(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	cs, canTag := g.be.(configStore)
-	if len(tags) > 0 && !canTag {
+	if (len(tags) > 0 || locked) && !canTag {
 		return apiErr(errNotImplemented)
 	}
-	if err := g.be.MakeBucket(r.Context(), bucket); err != nil && !g.ownedIsOK(err) {
+	err = g.be.MakeBucket(r.Context(), bucket)
+	if err != nil && !g.ownedIsOK(err) {
 		return err
+	}
+	if locked && err == nil {
+		// If this fails the bucket stays without object lock, and says so
+		// to every lock request; deleting it and creating it again does
+		// the rest.
+		if err := createLockedBucket(r.Context(), cs, bucket); err != nil {
+			return err
+		}
+		g.versioning.forget(bucket)
 	}
 	if len(tags) > 0 {
 		// After the bucket exists, since a configuration needs one; if

@@ -152,12 +152,10 @@ func TestUnimplementedSubresources(t *testing.T) {
 		{method: http.MethodGet, target: "/bkt?tagging"},
 		{method: http.MethodDelete, target: "/bkt?cors"},
 		{method: http.MethodGet, target: "/bkt?uploads"},
-		{method: http.MethodGet, target: "/bkt?object-lock"},
 		{method: http.MethodPost, target: "/bkt"},
 		{method: http.MethodGet, target: "/bkt/k?acl"},
 		{method: http.MethodPost, target: "/bkt/k?restore"},
 		{method: http.MethodGet, target: "/bkt/k?torrent"},
-		{method: http.MethodPut, target: "/bkt/k?retention"},
 		{method: http.MethodPut, target: "/bkt/k2", body: "x", header: map[string]string{"X-Amz-Server-Side-Encryption": "AES256"}},
 		{method: http.MethodPut, target: "/bkt/k2", body: "x", header: map[string]string{"If-None-Match": `"abc"`}},
 	} {

@@ -140,6 +140,14 @@ func (g *gateway) copyObject(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if p.opts.Replace {
+		// A copy keeping the source's metadata keeps its lock headers too.
+		if err := g.lockOnWrite(r.Context(), p.dstBucket, r.Header, &p.opts.Put); err != nil {
+			return err
+		}
+	} else if err := refuseLockHeaders(r.Header); err != nil {
+		return err
+	}
 	info, err := g.be.CopyObject(r.Context(), p.srcBucket, src.stored, p.dstBucket, stored, p.opts)
 	if err != nil {
 		return src.notFound(err)

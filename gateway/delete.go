@@ -61,7 +61,7 @@ func (g *gateway) deleteObject(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out, err := g.deleteVersion(r.Context(), bucket, key, r.URL.Query().Get("versionId"), cond)
+	out, err := g.deleteVersion(r.Context(), bucket, key, r.URL.Query().Get("versionId"), cond, bypassGovernance(r.Header))
 	if err != nil {
 		return err
 	}
@@ -87,14 +87,14 @@ func (g *gateway) deleteObjects(w http.ResponseWriter, r *http.Request) error {
 	if _, err := g.be.HeadBucket(r.Context(), bucket); err != nil {
 		return err
 	}
-	outs, errs := g.deleteAll(r.Context(), bucket, req.Objects)
+	outs, errs := g.deleteAll(r.Context(), bucket, req.Objects, bypassGovernance(r.Header))
 	return writeXML(w, http.StatusOK, renderDeleteResult(hlog.FromRequest(r), req, outs, errs))
 }
 
 // deleteAll deletes each object with bounded concurrency and returns what
 // each delete did and the per-object errors, in request order. All
 // goroutines end before it returns.
-func (g *gateway) deleteAll(ctx context.Context, bucket string, objs []deleteObjectXML) ([]deleteOutcome, []error) {
+func (g *gateway) deleteAll(ctx context.Context, bucket string, objs []deleteObjectXML, bypass bool) ([]deleteOutcome, []error) {
 	outs := make([]deleteOutcome, len(objs))
 	errs := make([]error, len(objs))
 	sem := make(chan struct{}, deleteParallelism)
@@ -113,7 +113,7 @@ func (g *gateway) deleteAll(ctx context.Context, bucket string, objs []deleteObj
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			outs[i], errs[i] = g.deleteVersion(ctx, bucket, o.Key, o.VersionID, deleteConditions{ifMatch: o.ETag, size: -1})
+			outs[i], errs[i] = g.deleteVersion(ctx, bucket, o.Key, o.VersionID, deleteConditions{ifMatch: o.ETag, size: -1}, bypass)
 		}()
 	}
 	wg.Wait()

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"time"
 
 	"tessera/object"
+	"tessera/objectlock"
 	"tessera/versioning"
 )
 
@@ -36,9 +38,9 @@ func (d deleteOutcome) deleted(key, versionID string) deletedXML {
 // that was never versioned loses the key, while a versioned bucket keeps
 // every version and gets a delete marker as its latest: a new version when
 // versioning is enabled, the null version when it is suspended.
-func (g *gateway) deleteVersion(ctx context.Context, bucket, key, versionID string, cond deleteConditions) (deleteOutcome, error) {
+func (g *gateway) deleteVersion(ctx context.Context, bucket, key, versionID string, cond deleteConditions, bypass bool) (deleteOutcome, error) {
 	if versionID != "" {
-		return g.removeVersion(ctx, bucket, key, versionID, cond)
+		return g.removeVersion(ctx, bucket, key, versionID, cond, bypass)
 	}
 	st, err := g.versioningStatus(ctx, bucket)
 	if err != nil {
@@ -62,9 +64,10 @@ func (g *gateway) deleteVersion(ctx context.Context, bucket, key, versionID stri
 	return deleteOutcome{versionID: id, marker: true, versioned: true}, nil
 }
 
-// removeVersion deletes one version of key. Deleting a version that does
-// not exist succeeds, as S3 answers it.
-func (g *gateway) removeVersion(ctx context.Context, bucket, key, versionID string, cond deleteConditions) (deleteOutcome, error) {
+// removeVersion deletes one version of key, unless its object lock
+// forbids it (bypass lifts a governance retention). Deleting a version
+// that does not exist succeeds, as S3 answers it.
+func (g *gateway) removeVersion(ctx context.Context, bucket, key, versionID string, cond deleteConditions, bypass bool) (deleteOutcome, error) {
 	t, err := g.resolve(ctx, bucket, key, versionID)
 	if isCode(err, errNoSuchVersion) {
 		return deleteOutcome{versionID: versionID, versioned: true}, nil
@@ -77,6 +80,11 @@ func (g *gateway) removeVersion(ctx context.Context, bucket, key, versionID stri
 		return deleteOutcome{}, err
 	}
 	marker := err == nil && info.DeleteMarker
+	if err == nil {
+		if err := objectlock.CheckDelete(objectlock.StateOf(info.Headers), time.Now(), bypass); err != nil {
+			return deleteOutcome{}, lockErr(err)
+		}
+	}
 	if err := g.deleteOne(ctx, bucket, t.stored, cond); err != nil {
 		return deleteOutcome{}, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog/hlog"
 
 	"tessera/gateway/sigv4"
+	"tessera/meta"
 	"tessera/object"
 )
 
@@ -72,6 +73,9 @@ const (
 	errInvalidVersionID
 	errNoSuchVersion
 	errIllegalVersioningConfiguration
+	errInvalidBucketState
+	errObjectLockConfigurationNotFound
+	errNoSuchObjectLockConfiguration
 	errMalformedPOSTRequest
 	errInvalidPolicyDocument
 	errInvalidPartNumberRange
@@ -148,6 +152,9 @@ var errorTable = map[errCode]apiError{
 	errInvalidVersionID:                  {"InvalidArgument", http.StatusBadRequest, "Invalid version id specified"},
 	errNoSuchVersion:                     {"NoSuchVersion", http.StatusNotFound, "The specified version does not exist."},
 	errIllegalVersioningConfiguration:    {"IllegalVersioningConfigurationException", http.StatusBadRequest, "The versioning configuration specified in the request is invalid."},
+	errInvalidBucketState:                {"InvalidBucketState", http.StatusConflict, "The request is not valid with the current state of the bucket."},
+	errObjectLockConfigurationNotFound:   {"ObjectLockConfigurationNotFoundError", http.StatusNotFound, "Object Lock configuration does not exist for this bucket"},
+	errNoSuchObjectLockConfiguration:     {"NoSuchObjectLockConfiguration", http.StatusNotFound, "The specified object does not have a ObjectLock configuration"},
 	errMalformedPOSTRequest:              {"MalformedPOSTRequest", http.StatusBadRequest, "The body of your POST request is not well-formed multipart/form-data."},
 	errInvalidPartNumberRange:            {"InvalidPartNumber", http.StatusRequestedRangeNotSatisfiable, "The requested partnumber is not satisfiable."},
 	errInvalidPolicyDocument:             {"InvalidPolicyDocument", http.StatusBadRequest, "The content of the form does not meet the conditions specified in the policy document."},
@@ -253,6 +260,7 @@ var sentinels = []struct {
 	{sigv4.ErrInvalidChecksum, errInvalidChecksum},
 
 	{object.ErrBucketNotFound, errNoSuchBucket},
+	{meta.ErrObjectLocked, errAccessDenied},
 	{object.ErrObjectNotFound, errNoSuchKey},
 	{object.ErrBucketExists, errBucketAlreadyOwnedByYou},
 	{object.ErrBucketNotEmpty, errBucketNotEmpty},

@@ -58,7 +58,8 @@ type gateway struct {
 	domains []string
 	admin   Admin
 	cors    *corsCache
-	// versioning caches each bucket's versioning setting for writes.
+	// versioning caches each bucket's versioning and object lock
+	// settings, which every write reads.
 	versioning *versioningCache
 	// access is the level of the per-request access lines.
 	access zerolog.Level

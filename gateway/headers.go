@@ -23,16 +23,21 @@ const (
 var storedHeaders = []string{"Cache-Control", "Content-Disposition", "Content-Encoding", "Content-Language", "Expires"}
 
 // refusedHeaders name features that would silently change meaning if
-// ignored (encryption, object lock, tags, conditional writes): a request
-// carrying one is refused with NotImplemented.
+// ignored (encryption, website redirects): a request carrying one is
+// refused with NotImplemented.
 var refusedHeaders = []string{
 	"X-Amz-Server-Side-Encryption",
 	"X-Amz-Server-Side-Encryption-Customer-Algorithm",
 	"X-Amz-Server-Side-Encryption-Aws-Kms-Key-Id",
+	"X-Amz-Website-Redirect-Location",
+}
+
+// lockHeaders set a new version's object lock (lockOnWrite); POST
+// uploads do not read them, so a form naming one is refused.
+var lockHeaders = []string{
 	"X-Amz-Object-Lock-Mode",
 	"X-Amz-Object-Lock-Retain-Until-Date",
 	"X-Amz-Object-Lock-Legal-Hold",
-	"X-Amz-Website-Redirect-Location",
 }
 
 // refuseUnsupported rejects requests relying on a header in refusedHeaders.

@@ -83,6 +83,9 @@ func (g *gateway) createMultipart(w http.ResponseWriter, r *http.Request) error 
 	if opts.ChecksumAlgorithm, opts.ChecksumType, err = parseMultipartChecksum(r.Header); err != nil {
 		return err
 	}
+	if err := g.lockOnWrite(r.Context(), bucket, r.Header, &opts); err != nil {
+		return err
+	}
 	id, err := g.be.NewMultipart(r.Context(), bucket, key, opts)
 	if err != nil {
 		return err

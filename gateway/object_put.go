@@ -44,6 +44,9 @@ func (g *gateway) putObject(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if err := g.lockOnWrite(r.Context(), p.bucket, r.Header, &p.opts); err != nil {
+		return err
+	}
 	body := verifiedBody{Reader: sizedBody(r.Body, p.size), req: r}
 	info, err := g.be.PutObject(r.Context(), p.bucket, stored, body, p.size, p.opts)
 	if err != nil {

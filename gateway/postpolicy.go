@@ -164,6 +164,11 @@ func (g *gateway) postFile(w http.ResponseWriter, r *http.Request, bucket string
 	if err != nil {
 		return err
 	}
+	// The form cannot name a lock (refusedField); the bucket's default
+	// retention still applies.
+	if err := g.lockOnWrite(r.Context(), bucket, http.Header{}, &opts); err != nil {
+		return err
+	}
 	info, err := g.be.PutObject(r.Context(), bucket, stored, body, -1, opts)
 	if err != nil {
 		return file.explain(err)
@@ -231,7 +236,7 @@ func postPutOptions(fields, names map[string]string) (object.PutOptions, error) 
 }
 
 func refusedField(name string) bool {
-	for _, h := range refusedHeaders {
+	for _, h := range append(refusedHeaders[:len(refusedHeaders):len(refusedHeaders)], lockHeaders...) {
 		if strings.EqualFold(h, name) {
 			return true
 		}

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"encoding/xml"
 	"net/http"
 
@@ -98,14 +99,23 @@ func (g *gateway) replaceTags(w http.ResponseWriter, r *http.Request, encoded st
 	} else {
 		headers[tagsHeader] = encoded
 	}
+	if err := g.rewriteRecord(r.Context(), bucket, t, info, headers); err != nil {
+		return err
+	}
+	w.WriteHeader(status)
+	return nil
+}
+
+// rewriteRecord rewrites the version t with the same bytes and metadata
+// and the stored headers given: how tags and lock state change.
+func (g *gateway) rewriteRecord(ctx context.Context, bucket string, t target, info object.ObjectInfo, headers map[string]string) error {
 	opts := object.CopyOptions{Replace: true, Put: object.PutOptions{
 		ContentType: info.ContentType, UserMeta: info.UserMeta, Headers: headers,
 		StorageClass: info.StorageClass, IfMatch: info.ETag,
 	}}
-	if _, err := g.be.CopyObject(r.Context(), bucket, t.stored, bucket, t.stored, opts); err != nil {
+	if _, err := g.be.CopyObject(ctx, bucket, t.stored, bucket, t.stored, opts); err != nil {
 		return t.notFound(err)
 	}
-	w.WriteHeader(status)
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"tessera/meta"
 	"tessera/object"
+	"tessera/objectlock"
 	"tessera/versioning"
 )
 
@@ -26,9 +27,17 @@ const (
 	versioningCacheMax = 4096
 )
 
-type versioningEntry struct {
+// bucketSettings is what every write reads of its bucket: the versioning
+// setting and the object lock configuration (locked false: none).
+type bucketSettings struct {
 	status versioning.Status
-	at     time.Time
+	lock   objectlock.Configuration
+	locked bool
+}
+
+type versioningEntry struct {
+	bucketSettings
+	at time.Time
 }
 
 type versioningCache struct {
@@ -46,33 +55,44 @@ func (c *versioningCache) forget(bucket string) {
 	c.mu.Unlock()
 }
 
-// versioningStatus is the bucket's versioning setting. A backend without
-// a configuration store keeps every bucket unversioned. A missing bucket
-// is not cached: the next request asks again.
+// versioningStatus is the bucket's versioning setting.
 func (g *gateway) versioningStatus(ctx context.Context, bucket string) (versioning.Status, error) {
+	s, err := g.settings(ctx, bucket)
+	return s.status, err
+}
+
+// settings are the bucket's versioning and lock settings. A backend
+// without a configuration store keeps every bucket unversioned and
+// unlocked. A missing bucket is not cached: the next request asks again.
+func (g *gateway) settings(ctx context.Context, bucket string) (bucketSettings, error) {
 	now := time.Now()
 	c := g.versioning
 	c.mu.Lock()
 	e, ok := c.m[bucket]
 	c.mu.Unlock()
 	if ok && now.Sub(e.at) < versioningCacheTTL {
-		return e.status, nil
+		return e.bucketSettings, nil
 	}
 	cs, ok := g.be.(configStore)
 	if !ok {
-		return versioning.Unversioned, nil
+		return bucketSettings{}, nil
 	}
 	st, err := readVersioning(ctx, cs, bucket)
 	if err != nil {
-		return "", err
+		return bucketSettings{}, err
 	}
+	lock, locked, err := readLock(ctx, cs, bucket)
+	if err != nil {
+		return bucketSettings{}, err
+	}
+	s := bucketSettings{status: st, lock: lock, locked: locked}
 	c.mu.Lock()
 	if len(c.m) >= versioningCacheMax {
 		clear(c.m)
 	}
-	c.m[bucket] = versioningEntry{status: st, at: now}
+	c.m[bucket] = versioningEntry{bucketSettings: s, at: now}
 	c.mu.Unlock()
-	return st, nil
+	return s, nil
 }
 
 func readVersioning(ctx context.Context, cs configStore, bucket string) (versioning.Status, error) {
@@ -95,6 +115,14 @@ func (g *gateway) putBucketVersioning(w http.ResponseWriter, r *http.Request) er
 		cfg, err := versioning.Parse(b)
 		if err != nil {
 			return nil, versioningErr(err)
+		}
+		if cfg.Status == versioning.Suspended {
+			g.versioning.forget(mustBucket(r))
+			if _, locked, err := g.lockConfig(r.Context(), mustBucket(r)); err != nil {
+				return nil, err
+			} else if locked {
+				return nil, apiErrf(errInvalidBucketState, "An Object Lock configuration is present on this bucket, so the versioning state cannot be changed.")
+			}
 		}
 		return cfg, nil
 	})
@@ -122,6 +150,12 @@ func (g *gateway) getBucketVersioning(w http.ResponseWriter, r *http.Request) er
 		return err
 	}
 	return writeXML(w, http.StatusOK, versioningConfiguration{Status: string(st)})
+}
+
+// mustBucket is the request's bucket, which the caller has checked.
+func mustBucket(r *http.Request) string {
+	b, _ := bucketParam(r)
+	return b
 }
 
 // versioningErr is a refused configuration in S3's words.

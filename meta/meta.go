@@ -28,6 +28,11 @@ var (
 	// ErrDiskFull reports a peer that could not write for lack of space,
 	// or refused new data because its free space is below its reserve.
 	ErrDiskFull = errors.New("disk full")
+	// ErrObjectLocked reports a delete or rewrite of a version that its
+	// object lock forbids (a legal hold, or a compliance retention being
+	// shortened). Every peer refuses alike, so it is a refusal of the
+	// request, as ErrInvalidArgument is.
+	ErrObjectLocked = fmt.Errorf("%w: object locked", ErrInvalidArgument)
 )
 
 // PeerID names a storage peer; stable across restarts.

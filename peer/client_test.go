@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"tessera/meta"
+	"tessera/objectlock"
 	"tessera/storage"
 )
 
@@ -153,6 +154,13 @@ func TestErrorMapping(t *testing.T) {
 	staleO.Parts = nil
 	staleO.Deleted = true
 	id, _ := c.StageShard(ctx, strings.NewReader("x"))
+	// A version under a compliance retention: no peer call deletes it.
+	locked := &meta.Object{Bucket: "bkt", Key: "locked", Stamp: stamp(5, "w"), Code: meta.Code{K: 1},
+		Inlined: true, Inline: []byte("x"), Size: 1, Headers: map[string]string{}}
+	objectlock.State{Retention: objectlock.Retention{Mode: objectlock.Compliance, Until: time.Now().Add(time.Hour)}}.Apply(locked.Headers)
+	if err := c.Commit(ctx, locked, nil); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name   string
 		call   func() error
@@ -165,6 +173,9 @@ func TestErrorMapping(t *testing.T) {
 		{"bucket exists", func() error { return c.MakeBucket(ctx, meta.Bucket{Name: "bkt"}) }, meta.ErrBucketExists, 409},
 		{"bucket not empty", func() error { return c.DeleteBucket(ctx, "bkt") }, meta.ErrBucketNotEmpty, 409},
 		{"stale", func() error { return c.Commit(ctx, &staleO, nil) }, meta.ErrStale, 409},
+		{"object locked", func() error {
+			return c.Commit(ctx, &meta.Object{Bucket: "bkt", Key: "locked", Stamp: stamp(6, "w"), Deleted: true}, nil)
+		}, meta.ErrObjectLocked, 403},
 		{"upload not found", func() error { _, err := c.GetUpload(ctx, "bkt", "u", "u2"); return err }, meta.ErrUploadNotFound, 404},
 		{"abort missing upload", func() error { return c.AbortUpload(ctx, "bkt", "u", "u2") }, meta.ErrUploadNotFound, 404},
 		{"shard not found", func() error { _, err := c.ReadShard(ctx, "bkt", "k", stamp(6, "w"), 1, 0, -1); return err }, meta.ErrNotFound, 404},

@@ -45,6 +45,7 @@ var codes = []struct {
 }{
 	{"Unauthorized", http.StatusUnauthorized, ErrUnauthorized},
 	{"Busy", http.StatusServiceUnavailable, ErrBusy},
+	{"ObjectLocked", http.StatusForbidden, meta.ErrObjectLocked},
 	{"InvalidArgument", http.StatusBadRequest, storage.ErrInvalidArgument},
 	{"BucketNotFound", http.StatusNotFound, meta.ErrBucketNotFound},
 	{"BucketExists", http.StatusConflict, meta.ErrBucketExists},

@@ -147,6 +147,11 @@ func (s *Store) installIf(o *meta.Object, srcs []string, missing error, sameOK b
 	if cur != nil && !cur.Stamp.Less(o.Stamp) && !(same && sameOK) {
 		return fmt.Errorf("stamp %v not newer: %w", o.Stamp, &meta.StaleError{Held: cur.Stamp})
 	}
+	if cur != nil && !same {
+		if err := lockForbids(cur, o, s.now()); err != nil {
+			return err
+		}
+	}
 	plan, err := s.planKeep(o, cur, curVal, sameOK)
 	if err != nil {
 		return err

@@ -26,6 +26,8 @@ from collections import Counter
 RANK = {"RUN": 0, "NA": 1, "SKIP": 1, "PASS": 2, "TEARDOWN": 3, "FAIL": 4}
 FAILING = ("FAIL", "TEARDOWN", "RUN")
 REASON_MAX = 300
+# Test names of versioning and object lock (minio-go's and versitygw's).
+VERSIONING = re.compile(r"(?i)version|objectlock|object_lock|retention|legalhold|legal_hold|worm")
 
 
 # The AWS SDK's error text carries request IDs that differ on every run, and
@@ -191,6 +193,13 @@ def main(argv):
     if not res.status:
         print(f"{label}: no test result in {output}")
         return 1
+    # The versioning and object-lock tests' own score, which the
+    # versioning work is judged by.
+    subset = {n: s for n, (s, _) in res.status.items() if VERSIONING.search(n)}
+    if subset:
+        sub = Counter(s for s in subset.values())
+        print(f"{label}, versioning and object lock tests: {sub['PASS']} pass, "
+              f"{sum(sub[s] for s in FAILING)} fail, {sub['NA'] + sub['SKIP']} {other} ({len(subset)} tests)")
 
     unexpected = [n for n in failures if n not in expected]
     fixed = [n for n in expected if res.status.get(n, ("",))[0] in ("PASS", "SKIP", "NA")]

@@ -1,0 +1,323 @@
+package gateway
+
+import (
+	"context"
+	"encoding/xml"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"tessera/object"
+	"tessera/objectlock"
+	"tessera/versioning"
+)
+
+// Object Lock at the S3 layer: the bucket's configuration is the bucket
+// configuration objectlock.ConfigName, written when the bucket is created
+// with object lock; a version's retention and legal hold are headers of
+// its record (package objectlock), set when it is written or later by
+// PutObjectRetention and PutObjectLegalHold, and checked before a version
+// is deleted.
+
+type objectLockConfigurationXML struct {
+	XMLName           xml.Name         `xml:"http://s3.amazonaws.com/doc/2006-03-01/ ObjectLockConfiguration"`
+	ObjectLockEnabled string           `xml:"ObjectLockEnabled,omitempty"`
+	Rule              *objectlock.Rule `xml:"Rule,omitempty"`
+}
+
+type retentionXML struct {
+	XMLName         xml.Name `xml:"http://s3.amazonaws.com/doc/2006-03-01/ Retention"`
+	Mode            string   `xml:"Mode"`
+	RetainUntilDate string   `xml:"RetainUntilDate"`
+}
+
+type legalHoldXML struct {
+	XMLName xml.Name `xml:"http://s3.amazonaws.com/doc/2006-03-01/ LegalHold"`
+	Status  string   `xml:"Status"`
+}
+
+// lockConfig is the bucket's lock configuration; ok is false for a
+// bucket created without object lock.
+func (g *gateway) lockConfig(ctx context.Context, bucket string) (objectlock.Configuration, bool, error) {
+	s, err := g.settings(ctx, bucket)
+	return s.lock, s.locked, err
+}
+
+func readLock(ctx context.Context, cs configStore, bucket string) (cfg objectlock.Configuration, ok bool, err error) {
+	data, err := cs.GetBucketConfig(ctx, bucket, objectlock.ConfigName)
+	if errors.Is(err, object.ErrNoBucketConfig) {
+		return cfg, false, nil
+	}
+	if err != nil {
+		return cfg, false, err
+	}
+	cfg, err = objectlock.Parse(data)
+	return cfg, err == nil, err
+}
+
+// lockErr is a refused lock request in S3's words.
+func lockErr(err error) error {
+	var e *objectlock.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	code := map[string]errCode{"MalformedXML": errMalformedXML, "InvalidArgument": errInvalidArgument,
+		"InvalidRequest": errInvalidRequest, "AccessDenied": errAccessDenied}[e.Code]
+	if code == 0 {
+		code = errMalformedXML
+	}
+	return apiErrf(code, "%s", e.Message)
+}
+
+func errMissingLockConfig() error {
+	return apiErrf(errInvalidRequest, "Bucket is missing Object Lock Configuration")
+}
+
+// createLockedBucket makes a new bucket's lock configuration and turns
+// its versioning on, as CreateBucket with object lock does.
+func createLockedBucket(ctx context.Context, cs configStore, bucket string) error {
+	if err := cs.PutBucketConfig(ctx, bucket, versioning.ConfigName, []byte(`<VersioningConfiguration><Status>Enabled</Status></VersioningConfiguration>`)); err != nil {
+		return err
+	}
+	data, err := xml.Marshal(objectlock.Enabled())
+	if err != nil {
+		return err
+	}
+	return cs.PutBucketConfig(ctx, bucket, objectlock.ConfigName, data)
+}
+
+func (g *gateway) putObjectLockConfig(w http.ResponseWriter, r *http.Request) error {
+	bucket, cs, err := g.configTarget(r)
+	if err != nil {
+		return err
+	}
+	body, err := g.readBody(w, r)
+	if err != nil {
+		return err
+	}
+	g.versioning.forget(bucket)
+	if _, ok, err := g.lockConfig(r.Context(), bucket); err != nil {
+		return err
+	} else if !ok {
+		if _, err := g.be.HeadBucket(r.Context(), bucket); err != nil {
+			return err
+		}
+		return apiErrf(errInvalidBucketState, "Object Lock configuration cannot be enabled on existing buckets")
+	}
+	cfg, err := objectlock.Parse(body)
+	if err != nil {
+		return lockErr(err)
+	}
+	data, err := xml.Marshal(cfg)
+	if err != nil {
+		return err
+	}
+	err = cs.PutBucketConfig(r.Context(), bucket, objectlock.ConfigName, data)
+	g.versioning.forget(bucket)
+	if err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+func (g *gateway) getObjectLockConfig(w http.ResponseWriter, r *http.Request) error {
+	bucket, err := bucketParam(r)
+	if err != nil {
+		return err
+	}
+	g.versioning.forget(bucket)
+	cfg, ok, err := g.lockConfig(r.Context(), bucket)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		if _, err := g.be.HeadBucket(r.Context(), bucket); err != nil {
+			return err
+		}
+		return apiErr(errObjectLockConfigurationNotFound)
+	}
+	return writeXML(w, http.StatusOK, objectLockConfigurationXML{ObjectLockEnabled: cfg.ObjectLockEnabled, Rule: cfg.Rule})
+}
+
+// lockOnWrite sets the lock state of a new version from the write's
+// x-amz-object-lock-* headers, or from the bucket's default retention.
+// A bucket without object lock refuses the headers.
+func (g *gateway) lockOnWrite(ctx context.Context, bucket string, h http.Header, opts *object.PutOptions) error {
+	mode, until, hold := h.Get("X-Amz-Object-Lock-Mode"), h.Get("X-Amz-Object-Lock-Retain-Until-Date"), h.Get("X-Amz-Object-Lock-Legal-Hold")
+	cfg, ok, err := g.lockConfig(ctx, bucket)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		if mode != "" || until != "" || hold != "" {
+			return errMissingLockConfig()
+		}
+		return nil
+	}
+	now := time.Now()
+	var st objectlock.State
+	switch {
+	case mode != "" && until != "":
+		t, err := time.Parse(time.RFC3339, until)
+		switch {
+		case err != nil:
+			return apiErrf(errInvalidArgument, "The retain until date must be provided in ISO 8601 format")
+		case objectlock.Mode(mode) != objectlock.Governance && objectlock.Mode(mode) != objectlock.Compliance:
+			return apiErrf(errInvalidArgument, "Unknown wormMode directive.")
+		case !t.After(now):
+			return apiErrf(errInvalidArgument, "The retain until date must be in the future!")
+		}
+		st.Retention = objectlock.Retention{Mode: objectlock.Mode(mode), Until: t.UTC()}
+	case mode != "" || until != "":
+		return apiErrf(errInvalidArgument, "x-amz-object-lock-retain-until-date and x-amz-object-lock-mode must both be supplied")
+	default:
+		st.Retention, _ = cfg.Default(now)
+	}
+	switch hold {
+	case "":
+	case "OFF":
+		st.HoldSet = true
+	case "ON":
+		st.LegalHold, st.HoldSet = true, true
+	default:
+		return apiErrf(errInvalidArgument, "Legal Hold must be either of 'ON' or 'OFF'")
+	}
+	if opts.Headers == nil {
+		opts.Headers = map[string]string{}
+	}
+	st.Apply(opts.Headers)
+	return nil
+}
+
+// bypassGovernance reports x-amz-bypass-governance-retention: true.
+func bypassGovernance(h http.Header) bool {
+	return strings.EqualFold(h.Get("X-Amz-Bypass-Governance-Retention"), "true")
+}
+
+// lockedVersion is the version a retention or legal hold request
+// addresses, in a bucket with object lock.
+func (g *gateway) lockedVersion(w http.ResponseWriter, r *http.Request) (string, target, object.ObjectInfo, error) {
+	bucket, key, err := objectParams(r)
+	if err != nil {
+		return "", target{}, object.ObjectInfo{}, err
+	}
+	if _, ok, err := g.lockConfig(r.Context(), bucket); err != nil {
+		return "", target{}, object.ObjectInfo{}, err
+	} else if !ok {
+		if _, err := g.be.HeadBucket(r.Context(), bucket); err != nil {
+			return "", target{}, object.ObjectInfo{}, err
+		}
+		return "", target{}, object.ObjectInfo{}, errMissingLockConfig()
+	}
+	t, info, err := g.taggedVersion(w, r, bucket, key)
+	if err != nil {
+		return "", target{}, object.ObjectInfo{}, err
+	}
+	setVersionHeaders(w.Header(), t.id, false)
+	return bucket, t, info, nil
+}
+
+func (g *gateway) putObjectRetention(w http.ResponseWriter, r *http.Request) error {
+	body, err := g.readBody(w, r)
+	if err != nil {
+		return err
+	}
+	next, err := objectlock.ParseRetention(body)
+	if err != nil {
+		return lockErr(err)
+	}
+	now := time.Now()
+	if next.Mode != "" && !next.Until.After(now) {
+		return apiErrf(errInvalidArgument, "The retain until date must be in the future!")
+	}
+	bucket, t, info, err := g.lockedVersion(w, r)
+	if err != nil {
+		return err
+	}
+	st := objectlock.StateOf(info.Headers)
+	if err := objectlock.CheckRetention(st.Retention, next, now, bypassGovernance(r.Header)); err != nil {
+		return lockErr(err)
+	}
+	st.Retention = next
+	headers := copyHeaders(info.Headers)
+	st.Apply(headers)
+	if err := g.rewriteRecord(r.Context(), bucket, t, info, headers); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+func (g *gateway) getObjectRetention(w http.ResponseWriter, r *http.Request) error {
+	_, _, info, err := g.lockedVersion(w, r)
+	if err != nil {
+		return err
+	}
+	st := objectlock.StateOf(info.Headers)
+	if st.Retention.Mode == "" {
+		return apiErr(errNoSuchObjectLockConfiguration)
+	}
+	return writeXML(w, http.StatusOK, retentionXML{Mode: string(st.Retention.Mode),
+		RetainUntilDate: st.Retention.Until.UTC().Format(time.RFC3339)})
+}
+
+func (g *gateway) putObjectLegalHold(w http.ResponseWriter, r *http.Request) error {
+	body, err := g.readBody(w, r)
+	if err != nil {
+		return err
+	}
+	on, err := objectlock.ParseLegalHold(body)
+	if err != nil {
+		return lockErr(err)
+	}
+	bucket, t, info, err := g.lockedVersion(w, r)
+	if err != nil {
+		return err
+	}
+	st := objectlock.StateOf(info.Headers)
+	st.LegalHold, st.HoldSet = on, true
+	headers := copyHeaders(info.Headers)
+	st.Apply(headers)
+	if err := g.rewriteRecord(r.Context(), bucket, t, info, headers); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+func (g *gateway) getObjectLegalHold(w http.ResponseWriter, r *http.Request) error {
+	_, _, info, err := g.lockedVersion(w, r)
+	if err != nil {
+		return err
+	}
+	st := objectlock.StateOf(info.Headers)
+	if !st.HoldSet {
+		return apiErr(errNoSuchObjectLockConfiguration)
+	}
+	status := "OFF"
+	if st.LegalHold {
+		status = "ON"
+	}
+	return writeXML(w, http.StatusOK, legalHoldXML{Status: status})
+}
+
+func copyHeaders(in map[string]string) map[string]string {
+	out := make(map[string]string, len(in)+3)
+	for k, v := range in {
+		out[k] = v
+	}
+	return out
+}
+
+// refuseLockHeaders refuses lock headers on a request that cannot apply
+// them (a copy keeping its source's metadata).
+func refuseLockHeaders(h http.Header) error {
+	for _, name := range lockHeaders {
+		if h.Get(name) != "" {
+			return apiErrf(errNotImplemented, "The %s header needs x-amz-metadata-directive: REPLACE here.", name)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,64 @@
+package storage
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"tessera/meta"
+	"tessera/objectlock"
+)
+
+// A peer refuses, whoever asks, to delete a version under a legal hold or
+// a running compliance retention, or to rewrite it with a shorter
+// retention or other bytes; a governance retention is the gateway's, and
+// an expired retention protects nothing.
+func TestObjectLockOnThePeer(t *testing.T) {
+	clock := &fakeClock{}
+	clock.ns.Store(time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC).UnixNano())
+	s := newStoreAt(t, time.Hour, clock.now)
+	until := clock.now().Add(time.Hour)
+	locked := func(key string, n int64, st objectlock.State, data string) *meta.Object {
+		o := inlined("bkt", key, stamp(n, "w"), []byte(data))
+		o.Headers = map[string]string{}
+		st.Apply(o.Headers)
+		return o
+	}
+	comp := objectlock.State{Retention: objectlock.Retention{Mode: objectlock.Compliance, Until: until}}
+	gov := objectlock.State{Retention: objectlock.Retention{Mode: objectlock.Governance, Until: until}}
+	hold := objectlock.State{LegalHold: true, HoldSet: true}
+	for key, st := range map[string]objectlock.State{"comp": comp, "gov": gov, "hold": hold} {
+		if err := s.Commit(ctx, locked(key, 10, st, "data"), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	longer := objectlock.State{Retention: objectlock.Retention{Mode: objectlock.Compliance, Until: until.Add(time.Hour)}}
+	cases := []struct {
+		name   string
+		next   *meta.Object
+		locked bool
+	}{
+		{"delete under compliance", object("bkt", "comp", stamp(11, "w")), true},
+		{"shorter compliance", locked("comp", 12, objectlock.State{Retention: objectlock.Retention{Mode: objectlock.Compliance, Until: until.Add(-time.Minute)}}, "data"), true},
+		{"compliance to governance", locked("comp", 13, gov, "data"), true},
+		{"retention removed", locked("comp", 14, objectlock.State{}, "data"), true},
+		{"other bytes", locked("comp", 15, comp, "other data"), true},
+		{"delete under legal hold", object("bkt", "hold", stamp(11, "w")), true},
+		{"longer compliance", locked("comp", 16, longer, "data"), false},
+		{"legal hold lifted", locked("hold", 12, objectlock.State{HoldSet: true}, "data"), false},
+		{"delete under governance", object("bkt", "gov", stamp(11, "w")), false},
+	}
+	for _, tc := range cases {
+		err := s.Commit(ctx, tc.next, nil)
+		if got := errors.Is(err, meta.ErrObjectLocked); got != tc.locked || (!tc.locked && err != nil) {
+			t.Errorf("%s: %v", tc.name, err)
+		}
+	}
+	if o, err := s.ReadMeta(ctx, "bkt", "comp"); err != nil || !objectlock.StateOf(o.Headers).Retention.Until.Equal(until.Add(time.Hour)) {
+		t.Fatalf("comp after the refusals: %+v, %v", o, err)
+	}
+	clock.advance(3 * time.Hour)
+	if err := s.Commit(ctx, object("bkt", "comp", stamp(20, "w")), nil); err != nil {
+		t.Fatalf("delete after the retention ran out: %v", err)
+	}
+}

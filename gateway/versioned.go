@@ -259,7 +259,8 @@ func (g *gateway) latest(ctx context.Context, bucket, key string) (versioning.St
 	info, err := g.be.HeadObject(ctx, bucket, key)
 	switch {
 	case err == nil:
-		plain = storedOf(info)
+		s := versioning.StoredOf(info)
+		plain = &s
 	case !errors.Is(err, object.ErrObjectNotFound):
 		return versioning.Stored{}, false, err
 	}
@@ -268,14 +269,11 @@ func (g *gateway) latest(ctx context.Context, bucket, key string) (versioning.St
 		return versioning.Stored{}, false, err
 	}
 	if len(page.Objects) > 0 {
-		first = storedOf(page.Objects[0])
+		s := versioning.StoredOf(page.Objects[0])
+		first = &s
 	}
 	s, ok := versioning.Latest(plain, first)
 	return s, ok, nil
-}
-
-func storedOf(o object.ObjectInfo) *versioning.Stored {
-	return &versioning.Stored{StoredKey: o.Key, ModTime: o.ModTime, DeleteMarker: o.DeleteMarker}
 }
 
 // readable answers a request that addressed a delete marker: 405 when it

@@ -172,12 +172,12 @@ func (g *gateway) scanVersions(ctx context.Context, p versionListRequest, add fu
 			return nil
 		}
 	}
-	scan := groupScan{bucket: p.bucket, prefix: p.prefix, delimiter: p.delimiter, after: p.keyMarker}
-	return scan.run(ctx, g.be, func(k keyGroup) bool {
-		if k.prefix != "" {
-			return add(versioning.Version{}, object.ObjectInfo{}, k.prefix)
+	scan := versioning.Scan{Bucket: p.bucket, Prefix: p.prefix, Delimiter: p.delimiter, After: p.keyMarker}
+	return scan.Run(ctx, g.be, func(k versioning.Group) bool {
+		if k.Prefix != "" {
+			return add(versioning.Version{}, object.ObjectInfo{}, k.Prefix)
 		}
-		return emitVersions(k.stored, "", add)
+		return emitVersions(k.Stored, "", add)
 	})
 }
 
@@ -186,11 +186,7 @@ func (g *gateway) scanVersions(ctx context.Context, p versionListRequest, add fu
 // out ("" for none), until add returns false; it reports whether add
 // wants more.
 func emitVersions(objs []object.ObjectInfo, marker string, add func(versioning.Version, object.ObjectInfo, string) bool) bool {
-	byKey := make(map[string]object.ObjectInfo, len(objs))
-	for _, o := range objs {
-		byKey[o.Key] = o
-	}
-	vs := versioning.Order(storedOfGroup(objs))
+	vs, byKey := versioning.Versions(objs)
 	if marker != "" {
 		vs = resumeAfter(vs, marker)
 	}

@@ -118,6 +118,22 @@ check "delete every version by ID" bash -c "
 	while read -r id; do \"$AWS\" --endpoint-url $ENDPOINT s3api delete-object --bucket $VB --key k --version-id \$id >/dev/null || exit 1; done"
 check "versioned bucket: s3 rb" aws s3 rb "s3://$VB"
 
+LB="$B-lock"
+check "object lock: create-bucket --object-lock-enabled-for-bucket" aws s3api create-bucket --bucket "$LB" --object-lock-enabled-for-bucket
+echo locked >"$T/locked"
+LV=$("$AWS" --endpoint-url "$ENDPOINT" s3api put-object --bucket "$LB" --key k --body "$T/locked" --query VersionId --output text)
+UNTIL=$(date -u -d '+1 hour' +%Y-%m-%dT%H:%M:%SZ)
+check "put-object-retention GOVERNANCE" aws s3api put-object-retention --bucket "$LB" --key k --version-id "$LV" \
+	--retention "Mode=GOVERNANCE,RetainUntilDate=$UNTIL"
+check "get-object-retention reads GOVERNANCE" bash -c "equals GOVERNANCE \$(\"$AWS\" --endpoint-url $ENDPOINT s3api get-object-retention --bucket $LB --key k --version-id $LV --query Retention.Mode --output text)"
+check "put-object-legal-hold ON" aws s3api put-object-legal-hold --bucket "$LB" --key k --version-id "$LV" --legal-hold Status=ON
+check "get-object-legal-hold reads ON" bash -c "equals ON \$(\"$AWS\" --endpoint-url $ENDPOINT s3api get-object-legal-hold --bucket $LB --key k --version-id $LV --query LegalHold.Status --output text)"
+expect_fail "delete of a version under a legal hold is AccessDenied" "AccessDenied" aws s3api delete-object --bucket "$LB" --key k --version-id "$LV" --bypass-governance-retention
+check "put-object-legal-hold OFF" aws s3api put-object-legal-hold --bucket "$LB" --key k --version-id "$LV" --legal-hold Status=OFF
+expect_fail "delete under governance without the bypass is AccessDenied" "AccessDenied" aws s3api delete-object --bucket "$LB" --key k --version-id "$LV"
+check "delete under governance with --bypass-governance-retention" aws s3api delete-object --bucket "$LB" --key k --version-id "$LV" --bypass-governance-retention
+check "object lock bucket: s3 rb" aws s3 rb "s3://$LB"
+
 check "s3 rm --recursive" aws s3 rm --only-show-errors --recursive "s3://$B"
 check "bucket is empty" bash -c "equals 0 \$(\"$AWS\" --endpoint-url $ENDPOINT s3 ls --recursive s3://$B | wc -l)"
 check "s3 rb" aws s3 rb "s3://$B"

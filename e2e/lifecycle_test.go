@@ -181,3 +181,86 @@ func TestLifecycleGatewayKilled(t *testing.T) {
 		set.verify(ctx, t, mb)
 	}
 }
+
+// TestLifecycleVersioned: in a versioned bucket an expiry rule writes a
+// delete marker over the current version, the noncurrent versions beyond
+// the newest one kept go once their day has passed, a lone expired
+// marker goes, and a version under legal hold stays.
+func TestLifecycleVersioned(t *testing.T) {
+	t.Setenv("TESSERA_LIFECYCLE_DAY", "1s")
+	c := startServer(t)
+	cl := newAWS(t, c)
+	ctx := context.Background()
+	bucket := aws.String("history")
+	if _, err := cl.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: bucket, ObjectLockEnabledForBucket: aws.Bool(true)}); err != nil {
+		t.Fatal(err)
+	}
+	put := func(key string, data []byte, hold bool) string {
+		t.Helper()
+		in := &s3.PutObjectInput{Bucket: bucket, Key: aws.String(key), Body: bytes.NewReader(data), ChecksumAlgorithm: types.ChecksumAlgorithmCrc32}
+		if hold {
+			in.ObjectLockLegalHoldStatus = types.ObjectLockLegalHoldStatusOn
+		}
+		out, err := cl.PutObject(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return *out.VersionId
+	}
+	var ids []string
+	for i := range 3 {
+		ids = append(ids, put("logs/app.log", payload(int64(i), 1000+i*200_000), false))
+	}
+	held := put("keep/held", []byte("held"), true)
+	middle := put("keep/held", []byte("newer"), false)
+	newest := put("keep/held", []byte("newest"), false)
+	if _, err := cl.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: bucket, Key: aws.String("gone/x")}); err != nil {
+		t.Fatal(err)
+	}
+	one := aws.Int32(1)
+	_, err := cl.PutBucketLifecycleConfiguration(ctx, &s3.PutBucketLifecycleConfigurationInput{Bucket: bucket,
+		LifecycleConfiguration: &types.BucketLifecycleConfiguration{Rules: []types.LifecycleRule{
+			{ID: aws.String("logs"), Status: types.ExpirationStatusEnabled,
+				Filter: &types.LifecycleRuleFilter{Prefix: aws.String("logs/")}, Expiration: &types.LifecycleExpiration{Days: one}},
+			{ID: aws.String("history"), Status: types.ExpirationStatusEnabled, Filter: &types.LifecycleRuleFilter{Prefix: aws.String("")},
+				NoncurrentVersionExpiration: &types.NoncurrentVersionExpiration{NoncurrentDays: one, NewerNoncurrentVersions: one}},
+			{ID: aws.String("markers"), Status: types.ExpirationStatusEnabled,
+				Filter: &types.LifecycleRuleFilter{Prefix: aws.String("gone/")}, Expiration: &types.LifecycleExpiration{ExpiredObjectDeleteMarker: aws.Bool(true)}},
+		}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	versions := func() (lines []string) {
+		out, err := cl.ListObjectVersions(ctx, &s3.ListObjectVersionsInput{Bucket: bucket})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range out.DeleteMarkers {
+			lines = append(lines, *m.Key+" marker")
+		}
+		for _, v := range out.Versions {
+			lines = append(lines, *v.Key+" "+*v.VersionId)
+		}
+		return lines
+	}
+	// logs/app.log: a marker over ids[2], which is kept as the newest
+	// noncurrent version; ids[1] and ids[0] go. keep/held: the middle
+	// version is its newest noncurrent one, kept; the held one is past
+	// NewerNoncurrentVersions but stays. gone/x's lone marker goes.
+	want := fmt.Sprint([]string{"logs/app.log marker", "keep/held " + newest, "keep/held " + middle, "keep/held " + held, "logs/app.log " + ids[2]})
+	var got []string
+	waitFor(t, 20*time.Second, "versioned lifecycle settled", func() error {
+		if got = versions(); fmt.Sprint(got) != want {
+			return fmt.Errorf("versions %q, want %s", got, want)
+		}
+		return nil
+	})
+	// Nothing more goes in the passes that follow.
+	time.Sleep(3 * time.Second)
+	if fmt.Sprint(versions()) != want {
+		t.Fatalf("versions went on changing: %q, want %s", versions(), want)
+	}
+	if got := readVersion(ctx, t, c, *bucket, "logs/app.log", ids[2]); !bytes.Equal(got, payload(2, 1000+2*200_000)) {
+		t.Fatal("the kept noncurrent version changed")
+	}
+}

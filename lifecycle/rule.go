@@ -123,3 +123,34 @@ func (r *Rule) Aborts(key string, initiated time.Time, c Clock) bool {
 	}
 	return !c.Now.Before(c.after(initiated, *a.DaysAfterInitiation))
 }
+
+// ExpiresNoncurrent reports whether an enabled rule's
+// NoncurrentVersionExpiration removes o, a version that became noncurrent
+// at since (when the next newer version was written), with newer
+// noncurrent versions newer than it: it is past NoncurrentDays, and more
+// than NewerNoncurrentVersions noncurrent versions are newer.
+func (r *Rule) ExpiresNoncurrent(o Object, since time.Time, newer int, c Clock) bool {
+	return r.expiresNoncurrent(o, since, newer, c, true)
+}
+
+func (r *Rule) expiresNoncurrent(o Object, since time.Time, newer int, c Clock, tags bool) bool {
+	n := r.NoncurrentVersionExpiration
+	if r.Status != "Enabled" || n == nil || !r.matches(o, tags) {
+		return false
+	}
+	if n.NewerNoncurrentVersions != nil && newer < *n.NewerNoncurrentVersions {
+		return false
+	}
+	if n.NoncurrentDays == nil {
+		return n.NewerNoncurrentVersions != nil
+	}
+	return !c.Now.Before(c.after(since, *n.NoncurrentDays))
+}
+
+// RemovesMarker reports whether an enabled rule removes a delete marker
+// of key that is its only version (ExpiredObjectDeleteMarker).
+func (r *Rule) RemovesMarker(key string) bool {
+	e := r.Expiration
+	return r.Status == "Enabled" && e != nil && e.ExpiredObjectDeleteMarker != nil && *e.ExpiredObjectDeleteMarker &&
+		strings.HasPrefix(key, r.prefix())
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"time"
 
@@ -20,6 +21,11 @@ type Store interface {
 	GetBucketConfig(ctx context.Context, bucket, name string) ([]byte, error)
 	ListObjects(ctx context.Context, bucket string, opts object.ListOptions) (object.ListResult, error)
 	DeleteObjectIf(ctx context.Context, bucket, key string, check func(*object.ObjectInfo) error) error
+	// HeadObject, PutObject and NewVersionID serve versioned buckets,
+	// where an expiry writes a delete marker.
+	HeadObject(ctx context.Context, bucket, key string) (object.ObjectInfo, error)
+	PutObject(ctx context.Context, bucket, key string, r io.Reader, size int64, opts object.PutOptions) (object.ObjectInfo, error)
+	NewVersionID() string
 	ListUploads(ctx context.Context, bucket string, opts object.ListUploadsOptions) (object.ListUploadsResult, error)
 	AbortMultipart(ctx context.Context, bucket, key, uploadID string, opts object.AbortOptions) error
 }
@@ -52,11 +58,14 @@ type Config struct {
 
 // Stats is what the worker has done since it started.
 type Stats struct {
-	Passes   uint64    `json:"passes"`
-	Expired  uint64    `json:"expired"`
-	Aborted  uint64    `json:"aborted"`
-	Errors   uint64    `json:"errors"`
-	LastPass time.Time `json:"last_pass"`
+	Passes  uint64 `json:"passes"`
+	Expired uint64 `json:"expired"`
+	// Noncurrent counts versions and delete markers removed from
+	// versioned buckets.
+	Noncurrent uint64    `json:"noncurrent_expired"`
+	Aborted    uint64    `json:"aborted"`
+	Errors     uint64    `json:"errors"`
+	LastPass   time.Time `json:"last_pass"`
 }
 
 // Worker applies every bucket's lifecycle rules in passes: it expires the
@@ -181,15 +190,16 @@ func (w *Worker) bucket(ctx context.Context, bucket string) error {
 	if err != nil {
 		return fmt.Errorf("lifecycle %s: stored configuration: %w", bucket, err)
 	}
-	versioned, err := w.versioned(ctx, bucket)
+	st, err := w.versioning(ctx, bucket)
 	if err != nil {
 		return err
 	}
-	if versioned {
-		// Expiry in a versioned bucket writes delete markers and removes
-		// noncurrent versions; until the worker does that, deleting
-		// stored objects there would destroy versions, so it waits.
-		w.cfg.Logger.Debug().Str("bucket", bucket).Msg("lifecycle: versioned bucket skipped")
+	if st != versioning.Unversioned {
+		// The stored objects are versions: expiry writes delete markers
+		// and removes noncurrent versions (versions.go).
+		if err := w.expireVersions(ctx, bucket, c, st); err != nil {
+			return err
+		}
 		return w.abort(ctx, bucket, c)
 	}
 	if err := w.expire(ctx, bucket, c); err != nil {
@@ -330,18 +340,18 @@ func (c *Configuration) has(f func(*Rule) bool) bool {
 
 func (w *Worker) clock() Clock { return Clock{Now: w.cfg.Now(), Day: w.cfg.Day} }
 
-// versioned reports whether versioning was ever enabled on the bucket.
-func (w *Worker) versioned(ctx context.Context, bucket string) (bool, error) {
+// versioning is the bucket's versioning setting.
+func (w *Worker) versioning(ctx context.Context, bucket string) (versioning.Status, error) {
 	data, err := w.cfg.Store.GetBucketConfig(ctx, bucket, versioning.ConfigName)
 	if errors.Is(err, object.ErrNoBucketConfig) {
-		return false, nil
+		return versioning.Unversioned, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("lifecycle %s: versioning: %w", bucket, err)
+		return "", fmt.Errorf("lifecycle %s: versioning: %w", bucket, err)
 	}
 	cfg, err := versioning.Parse(data)
 	if err != nil {
-		return false, fmt.Errorf("lifecycle %s: stored versioning: %w", bucket, err)
+		return "", fmt.Errorf("lifecycle %s: stored versioning: %w", bucket, err)
 	}
-	return cfg.Status != versioning.Unversioned, nil
+	return cfg.Status, nil
 }

@@ -2,13 +2,17 @@ package lifecycle
 
 import (
 	"context"
+	"io"
+	"maps"
 	"slices"
 	"sort"
 	"sync"
 	"testing"
 	"time"
 
+	"tessera/meta"
 	"tessera/object"
+	"tessera/objectlock"
 	"tessera/versioning"
 )
 
@@ -23,7 +27,31 @@ type fakeStore struct {
 	// beforeDelete runs inside DeleteObjectIf before the check: a write
 	// racing the worker.
 	beforeDelete func(key string)
+	// versionAt is the write time of what PutObject stores; versionID is
+	// the ID NewVersionID gives.
+	versionAt time.Time
+	versionID string
 }
+
+func (f *fakeStore) HeadObject(_ context.Context, _, key string) (object.ObjectInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	o, ok := f.objects[key]
+	if !ok {
+		return object.ObjectInfo{}, object.ErrObjectNotFound
+	}
+	return o, nil
+}
+
+func (f *fakeStore) PutObject(_ context.Context, _, key string, _ io.Reader, size int64, opts object.PutOptions) (object.ObjectInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	o := object.ObjectInfo{Key: key, Size: size, ModTime: f.versionAt, DeleteMarker: opts.DeleteMarker}
+	f.objects[key] = o
+	return o, nil
+}
+
+func (f *fakeStore) NewVersionID() string { return f.versionID }
 
 func (f *fakeStore) ListBuckets(context.Context) ([]object.BucketInfo, error) {
 	return []object.BucketInfo{{Name: "bkt"}, {Name: "norules"}}, nil
@@ -184,24 +212,69 @@ func TestWorkerOwns(t *testing.T) {
 	}
 }
 
-// A bucket that was ever versioned keeps its stored objects, which are
-// its versions, until expiry knows versions; its uploads are aborted.
-func TestWorkerSkipsVersionedBuckets(t *testing.T) {
-	old := time.Unix(0, 0)
+// In a versioned bucket an expiry makes a delete marker the current
+// version, a marker that is a key's only version goes, and noncurrent
+// versions go past their days and beyond the newest ones kept, unless
+// object lock holds them; uploads are aborted as in any bucket.
+func TestWorkerVersionedBucket(t *testing.T) {
+	now := time.Date(2026, 12, 10, 12, 0, 0, 0, time.UTC)
+	old := now.Add(-240 * time.Hour)
+	at := func(h int) time.Time { return old.Add(time.Duration(h) * time.Hour) }
+	vk := func(key string, t time.Time) string { return meta.VersionKey(key, meta.NewVersionID(t.UnixNano())) }
+	hold := map[string]string{objectlock.LegalHoldHeader: "ON"}
+	objs := map[string]object.ObjectInfo{}
+	add := func(k string, t time.Time, marker bool, headers map[string]string) string {
+		objs[k] = object.ObjectInfo{Key: k, ModTime: t, DeleteMarker: marker, Headers: headers}
+		return k
+	}
+	a3, a2, a1 := add(vk("a", at(3)), at(3), false, nil), add(vk("a", at(2)), at(2), false, nil), add(vk("a", at(1)), at(1), false, nil)
+	m := add(vk("m/gone", at(1)), at(1), true, nil)
+	l2, l1 := add(vk("locked", at(2)), at(2), true, nil), add(vk("locked", at(1)), at(1), false, hold)
 	for _, st := range []string{"Enabled", "Suspended"} {
 		f := &fakeStore{
-			config: []byte(rules(`<Rule><Status>Enabled</Status><Expiration><Days>1</Days></Expiration></Rule>`,
-				`<Rule><Status>Enabled</Status><AbortIncompleteMultipartUpload><DaysAfterInitiation>1</DaysAfterInitiation></AbortIncompleteMultipartUpload></Rule>`)),
+			config: []byte(rules(
+				`<Rule><ID>x</ID><Status>Enabled</Status><Filter><Prefix>a</Prefix></Filter><Expiration><Days>1</Days></Expiration></Rule>`,
+				`<Rule><ID>n</ID><Status>Enabled</Status><Filter></Filter><NoncurrentVersionExpiration><NoncurrentDays>1</NoncurrentDays><NewerNoncurrentVersions>1</NewerNoncurrentVersions></NoncurrentVersionExpiration></Rule>`,
+				`<Rule><ID>m</ID><Status>Enabled</Status><Filter><Prefix>m/</Prefix></Filter><Expiration><ExpiredObjectDeleteMarker>true</ExpiredObjectDeleteMarker></Expiration></Rule>`,
+				`<Rule><ID>u</ID><Status>Enabled</Status><Filter></Filter><AbortIncompleteMultipartUpload><DaysAfterInitiation>1</DaysAfterInitiation></AbortIncompleteMultipartUpload></Rule>`)),
 			versioning: []byte(`<VersioningConfiguration><Status>` + st + `</Status></VersioningConfiguration>`),
-			objects:    map[string]object.ObjectInfo{"a": {Key: "a", ModTime: old}},
+			objects:    maps.Clone(objs),
 			uploads:    []object.UploadInfo{{Key: "up", UploadID: "u1", Initiated: old}},
+			versionAt:  now,
+			versionID:  meta.NewVersionID(now.UnixNano()),
 		}
-		w := New(Config{Store: f, Rate: 1e6})
+		w := New(Config{Store: f, Now: func() time.Time { return now }, Rate: 1e6})
 		if err := w.Pass(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		if len(f.keys()) != 1 || len(f.uploads) != 0 {
-			t.Errorf("%s: objects %q, uploads %d", st, f.keys(), len(f.uploads))
+		marker := meta.VersionKey("a", f.versionID)
+		if st == "Suspended" {
+			marker = "a"
+		}
+		// a1 is the second noncurrent version (a2 is newer), so it goes;
+		// locked's noncurrent version is under a legal hold.
+		want := []string{"a", a3, a2, l2, l1}
+		if st == "Enabled" {
+			want[0] = marker
+		}
+		slices.Sort(want)
+		if got := f.keys(); !slices.Equal(got, want) {
+			t.Errorf("%s: left %q, want %q", st, got, want)
+		}
+		if !f.objects[marker].DeleteMarker {
+			t.Errorf("%s: no delete marker at %q", st, marker)
+		}
+		if _, ok := f.objects[a1]; ok {
+			t.Errorf("%s: noncurrent %s kept", st, a1)
+		}
+		if _, ok := f.objects[m]; ok {
+			t.Errorf("%s: lone expired marker kept", st)
+		}
+		if len(f.uploads) != 0 {
+			t.Errorf("%s: uploads %v", st, f.uploads)
+		}
+		if s := w.Stats(); s.Expired != 1 || s.Noncurrent != 2 || s.Errors != 0 {
+			t.Errorf("%s: stats %+v", st, s)
 		}
 	}
 }

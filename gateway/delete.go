@@ -128,7 +128,7 @@ func renderDeleteResult(log *zerolog.Logger, req deleteRequestXML, outs []delete
 			if serverFault(a.Status) {
 				log.Error().Err(err).Str("key", o.Key).Msg("delete failed")
 			}
-			res.Errors = append(res.Errors, deleteErrorXML{Key: o.Key, Code: a.Code, Message: msg})
+			res.Errors = append(res.Errors, deleteErrorXML{Key: o.Key, VersionID: o.VersionID, Code: a.Code, Message: msg})
 			continue
 		}
 		if !req.Quiet {

@@ -74,6 +74,7 @@ const (
 	errNoSuchVersion
 	errIllegalVersioningConfiguration
 	errInvalidBucketState
+	errMissingRequestBody
 	errObjectLockConfigurationNotFound
 	errNoSuchObjectLockConfiguration
 	errMalformedPOSTRequest
@@ -153,8 +154,9 @@ var errorTable = map[errCode]apiError{
 	errNoSuchVersion:                     {"NoSuchVersion", http.StatusNotFound, "The specified version does not exist."},
 	errIllegalVersioningConfiguration:    {"IllegalVersioningConfigurationException", http.StatusBadRequest, "The versioning configuration specified in the request is invalid."},
 	errInvalidBucketState:                {"InvalidBucketState", http.StatusConflict, "The request is not valid with the current state of the bucket."},
-	errObjectLockConfigurationNotFound:   {"ObjectLockConfigurationNotFoundError", http.StatusNotFound, "Object Lock configuration does not exist for this bucket"},
-	errNoSuchObjectLockConfiguration:     {"NoSuchObjectLockConfiguration", http.StatusNotFound, "The specified object does not have a ObjectLock configuration"},
+	errMissingRequestBody:                {"MissingRequestBodyError", http.StatusBadRequest, "Request Body is empty"},
+	errObjectLockConfigurationNotFound:   {"ObjectLockConfigurationNotFoundError", http.StatusNotFound, "Object Lock configuration does not exist for this bucket."},
+	errNoSuchObjectLockConfiguration:     {"NoSuchObjectLockConfiguration", http.StatusNotFound, "The specified object does not have a ObjectLock configuration."},
 	errMalformedPOSTRequest:              {"MalformedPOSTRequest", http.StatusBadRequest, "The body of your POST request is not well-formed multipart/form-data."},
 	errInvalidPartNumberRange:            {"InvalidPartNumber", http.StatusRequestedRangeNotSatisfiable, "The requested partnumber is not satisfiable."},
 	errInvalidPolicyDocument:             {"InvalidPolicyDocument", http.StatusBadRequest, "The content of the form does not meet the conditions specified in the policy document."},

@@ -51,7 +51,9 @@ func parseGet(r *http.Request) (getRequest, error) {
 // answered NoSuchVersion, as S3 and other stores answer an ID they never
 // gave.
 func checkVersionID(q url.Values) error {
-	if q.Has("versionId") && !versionIDShaped(q.Get("versionId")) {
+	// An empty versionId is no version: the latest (the AWS SDKs send an
+	// empty string they were given).
+	if v := q.Get("versionId"); v != "" && !versionIDShaped(v) {
 		return apiErr(errInvalidVersionID)
 	}
 	return nil

@@ -96,18 +96,23 @@ func (g *gateway) putObjectLockConfig(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	g.versioning.forget(bucket)
-	if _, ok, err := g.lockConfig(r.Context(), bucket); err != nil {
+	if _, err := g.be.HeadBucket(r.Context(), bucket); err != nil {
 		return err
-	} else if !ok {
-		if _, err := g.be.HeadBucket(r.Context(), bucket); err != nil {
-			return err
-		}
-		return apiErrf(errInvalidBucketState, "Object Lock configuration cannot be enabled on existing buckets")
+	}
+	if len(body) == 0 {
+		return apiErr(errMissingRequestBody)
 	}
 	cfg, err := objectlock.Parse(body)
 	if err != nil {
 		return lockErr(err)
+	}
+	// A bucket created without object lock may get it once its versioning
+	// is enabled, as S3 allows.
+	g.versioning.forget(bucket)
+	if s, err := g.settings(r.Context(), bucket); err != nil {
+		return err
+	} else if !s.locked && s.status != versioning.Enabled {
+		return apiErrf(errInvalidBucketState, "Versioning must be 'Enabled' on the bucket to apply a Object Lock configuration")
 	}
 	data, err := xml.Marshal(cfg)
 	if err != nil {
@@ -203,17 +208,14 @@ func (g *gateway) lockedVersion(w http.ResponseWriter, r *http.Request) (string,
 	if err != nil {
 		return "", target{}, object.ObjectInfo{}, err
 	}
-	if _, ok, err := g.lockConfig(r.Context(), bucket); err != nil {
-		return "", target{}, object.ObjectInfo{}, err
-	} else if !ok {
-		if _, err := g.be.HeadBucket(r.Context(), bucket); err != nil {
-			return "", target{}, object.ObjectInfo{}, err
-		}
-		return "", target{}, object.ObjectInfo{}, errMissingLockConfig()
-	}
 	t, info, err := g.taggedVersion(w, r, bucket, key)
 	if err != nil {
 		return "", target{}, object.ObjectInfo{}, err
+	}
+	if _, ok, err := g.lockConfig(r.Context(), bucket); err != nil {
+		return "", target{}, object.ObjectInfo{}, err
+	} else if !ok {
+		return "", target{}, object.ObjectInfo{}, errMissingLockConfig()
 	}
 	setVersionHeaders(w.Header(), t.id, false)
 	return bucket, t, info, nil
@@ -224,6 +226,10 @@ func (g *gateway) putObjectRetention(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
+	bucket, t, info, err := g.lockedVersion(w, r)
+	if err != nil {
+		return err
+	}
 	next, err := objectlock.ParseRetention(body)
 	if err != nil {
 		return lockErr(err)
@@ -231,10 +237,6 @@ func (g *gateway) putObjectRetention(w http.ResponseWriter, r *http.Request) err
 	now := time.Now()
 	if next.Mode != "" && !next.Until.After(now) {
 		return apiErrf(errInvalidArgument, "The retain until date must be in the future!")
-	}
-	bucket, t, info, err := g.lockedVersion(w, r)
-	if err != nil {
-		return err
 	}
 	st := objectlock.StateOf(info.Headers)
 	if err := objectlock.CheckRetention(st.Retention, next, now, bypassGovernance(r.Header)); err != nil {
@@ -268,13 +270,13 @@ func (g *gateway) putObjectLegalHold(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	on, err := objectlock.ParseLegalHold(body)
-	if err != nil {
-		return lockErr(err)
-	}
 	bucket, t, info, err := g.lockedVersion(w, r)
 	if err != nil {
 		return err
+	}
+	on, err := objectlock.ParseLegalHold(body)
+	if err != nil {
+		return lockErr(err)
 	}
 	st := objectlock.StateOf(info.Headers)
 	st.LegalHold, st.HoldSet = on, true

@@ -55,7 +55,7 @@ func TestObjectLock(t *testing.T) {
 	var res deleteResult
 	decodeXML(t, mustDo(t, h, req{method: http.MethodPost, target: "/bkt?delete", header: bypass,
 		body: `<Delete><Object><Key>comp</Key><VersionId>` + comp + `</VersionId></Object></Delete>`}), &res)
-	if len(res.Errors) != 1 || res.Errors[0].Code != "AccessDenied" {
+	if len(res.Errors) != 1 || res.Errors[0].Code != "AccessDenied" || res.Errors[0].VersionID != comp {
 		t.Fatalf("DeleteObjects of a compliance version: %+v", res)
 	}
 	for _, shorter := range []string{retentionBody("COMPLIANCE", soon.Add(-time.Minute)), retentionBody("GOVERNANCE", soon), `<Retention></Retention>`} {
@@ -90,12 +90,27 @@ func TestObjectLockNeedsALockedBucket(t *testing.T) {
 	setVersioning(t, h, "Enabled")
 	id := putVersion(t, h, "k", "v")
 	expect(t, do(h, req{method: http.MethodGet, target: "/bkt?object-lock"}), http.StatusNotFound, "ObjectLockConfigurationNotFoundError")
-	expect(t, do(h, req{method: http.MethodPut, target: "/bkt?object-lock",
-		body: `<ObjectLockConfiguration><ObjectLockEnabled>Enabled</ObjectLockEnabled></ObjectLockConfiguration>`}), http.StatusConflict, "InvalidBucketState")
 	expect(t, do(h, req{method: http.MethodPut, target: "/bkt/k2", body: "x", header: lockHeadersFor("GOVERNANCE", time.Now().Add(time.Hour))}),
 		http.StatusBadRequest, "InvalidRequest")
 	expect(t, do(h, req{method: http.MethodPut, target: "/bkt/k?retention&versionId=" + id, body: retentionBody("GOVERNANCE", time.Now().Add(time.Hour))}),
 		http.StatusBadRequest, "InvalidRequest")
 	expect(t, do(h, req{method: http.MethodGet, target: "/bkt/k?legal-hold"}), http.StatusBadRequest, "InvalidRequest")
 	expect(t, do(h, req{method: http.MethodGet, target: "/nobkt?object-lock"}), http.StatusNotFound, "NoSuchBucket")
+	expect(t, do(h, req{method: http.MethodGet, target: "/bkt/nokey?legal-hold"}), http.StatusNotFound, "NoSuchKey")
+}
+
+// Object lock comes to a bucket created without it once its versioning
+// is enabled, as S3 allows; never to an unversioned bucket.
+func TestObjectLockOnAnExistingBucket(t *testing.T) {
+	h := newVersioningGateway(t)
+	lock := `<ObjectLockConfiguration><ObjectLockEnabled>Enabled</ObjectLockEnabled></ObjectLockConfiguration>`
+	expect(t, do(h, req{method: http.MethodPut, target: "/bkt?object-lock", body: lock}), http.StatusConflict, "InvalidBucketState")
+	expect(t, do(h, req{method: http.MethodPut, target: "/bkt?object-lock"}), http.StatusBadRequest, "MissingRequestBodyError")
+	expect(t, do(h, req{method: http.MethodPut, target: "/bkt?object-lock", body: "<x"}), http.StatusBadRequest, "MalformedXML")
+	setVersioning(t, h, "Enabled")
+	mustDo(t, h, req{method: http.MethodPut, target: "/bkt?object-lock", body: lock})
+	id := mustDo(t, h, req{method: http.MethodPut, target: "/bkt/k", body: "x", header: map[string]string{"X-Amz-Object-Lock-Legal-Hold": "ON"}}).Header().Get("X-Amz-Version-Id")
+	expect(t, do(h, req{method: http.MethodDelete, target: "/bkt/k?versionId=" + id}), http.StatusForbidden, "AccessDenied")
+	expect(t, do(h, req{method: http.MethodPut, target: "/bkt?versioning",
+		body: `<VersioningConfiguration><Status>Suspended</Status></VersioningConfiguration>`}), http.StatusConflict, "InvalidBucketState")
 }

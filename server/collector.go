@@ -85,6 +85,7 @@ func (c *statusCollector) Collect(ch chan<- prometheus.Metric) {
 		// failures are counted together, on the first.
 		jobs["lifecycle_expire"] = struct{ pending, done, failed *int64 }{nil, &lc.Expired, &lc.Errors}
 		jobs["lifecycle_abort"] = struct{ pending, done, failed *int64 }{nil, &lc.Aborted, nil}
+		jobs["lifecycle_noncurrent"] = struct{ pending, done, failed *int64 }{nil, &lc.Noncurrent, nil}
 	}
 	for job, p := range jobs {
 		if p.pending != nil {

@@ -39,7 +39,7 @@ func (g *Gateway) Status() web.Status {
 	g.fillRebalance(&st)
 	if g.lifecycle != nil {
 		ls := g.lifecycle.Stats()
-		st.Lifecycle = &web.Lifecycle{Passes: int64(ls.Passes), Expired: int64(ls.Expired), Aborted: int64(ls.Aborted), Errors: int64(ls.Errors)}
+		st.Lifecycle = &web.Lifecycle{Passes: int64(ls.Passes), Expired: int64(ls.Expired), Noncurrent: int64(ls.Noncurrent), Aborted: int64(ls.Aborted), Errors: int64(ls.Errors)}
 		if !ls.LastPass.IsZero() {
 			t := ls.LastPass.UTC()
 			st.Lifecycle.LastPass = &t

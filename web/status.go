@@ -219,13 +219,15 @@ type NodeHistory struct {
 }
 
 // Lifecycle counts what a gateway's lifecycle worker did since it started:
-// passes over the buckets it owns, objects expired, uploads aborted,
+// passes over the buckets it owns, objects expired, noncurrent versions
+// and delete markers removed from versioned buckets, uploads aborted,
 // failures (retried at the next pass). LastPass is null before the first
 // pass ends.
 type Lifecycle struct {
-	Passes   int64      `json:"passes"`
-	Expired  int64      `json:"expired"`
-	Aborted  int64      `json:"aborted"`
-	Errors   int64      `json:"errors"`
-	LastPass *time.Time `json:"last_pass"`
+	Passes     int64      `json:"passes"`
+	Expired    int64      `json:"expired"`
+	Noncurrent int64      `json:"noncurrent_expired"`
+	Aborted    int64      `json:"aborted"`
+	Errors     int64      `json:"errors"`
+	LastPass   *time.Time `json:"last_pass"`
 }

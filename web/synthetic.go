@@ -74,7 +74,7 @@ func Synthetic(n int, seed int64) Status {
 	st.Repair = Progress{Pending: i64(120), Done: i64(880), Failed: i64(3), Running: &moving}
 	st.Rebalance = Progress{Pending: i64(4000), Done: i64(16000), Failed: i64(0), Running: &moving}
 	last := st.Time.Add(-10 * time.Minute)
-	st.Lifecycle = &Lifecycle{Passes: 12, Expired: 48213, Aborted: 17, Errors: 1, LastPass: &last}
+	st.Lifecycle = &Lifecycle{Passes: 12, Expired: 48213, Noncurrent: 902, Aborted: 17, Errors: 1, LastPass: &last}
 	st.Upgrades = []Upgrade{{Dir: "/data/peer-007", Moved: 40000, Total: 100000, Started: st.Time.Add(-time.Minute)}}
 	st.Buckets = BucketScan{Scanned: st.Time, Cap: 10000}
 	for i := 0; i < 12; i++ {

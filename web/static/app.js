@@ -239,7 +239,7 @@
   function lifecycle(lc) {
     if (!lc) return "";
     return '<div class="job" data-job="lifecycle"><h3>lifecycle</h3><div class="kv">' + kv([
-      ["objects expired", num(lc.expired)], ["uploads aborted", num(lc.aborted)], ["failed", num(lc.errors)],
+      ["objects expired", num(lc.expired)], ["versions expired", num(lc.noncurrent_expired)], ["uploads aborted", num(lc.aborted)], ["failed", num(lc.errors)],
       ["passes", num(lc.passes)], ["last pass", when(lc.last_pass)],
     ]) + "</div></div>";
   }

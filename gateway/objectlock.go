@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/xml"
 	"errors"
+	"maps"
 	"net/http"
 	"strings"
 	"time"
@@ -243,7 +244,15 @@ func (g *gateway) putObjectRetention(w http.ResponseWriter, r *http.Request) err
 		return lockErr(err)
 	}
 	st.Retention = next
-	headers := copyHeaders(info.Headers)
+	return g.rewriteLock(w, r, bucket, t, info, st)
+}
+
+// rewriteLock stores the version's new lock state in its record.
+func (g *gateway) rewriteLock(w http.ResponseWriter, r *http.Request, bucket string, t target, info object.ObjectInfo, st objectlock.State) error {
+	headers := maps.Clone(info.Headers)
+	if headers == nil {
+		headers = map[string]string{}
+	}
 	st.Apply(headers)
 	if err := g.rewriteRecord(r.Context(), bucket, t, info, headers); err != nil {
 		return err
@@ -280,13 +289,7 @@ func (g *gateway) putObjectLegalHold(w http.ResponseWriter, r *http.Request) err
 	}
 	st := objectlock.StateOf(info.Headers)
 	st.LegalHold, st.HoldSet = on, true
-	headers := copyHeaders(info.Headers)
-	st.Apply(headers)
-	if err := g.rewriteRecord(r.Context(), bucket, t, info, headers); err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusOK)
-	return nil
+	return g.rewriteLock(w, r, bucket, t, info, st)
 }
 
 func (g *gateway) getObjectLegalHold(w http.ResponseWriter, r *http.Request) error {
@@ -303,14 +306,6 @@ func (g *gateway) getObjectLegalHold(w http.ResponseWriter, r *http.Request) err
 		status = "ON"
 	}
 	return writeXML(w, http.StatusOK, legalHoldXML{Status: status})
-}
-
-func copyHeaders(in map[string]string) map[string]string {
-	out := make(map[string]string, len(in)+3)
-	for k, v := range in {
-		out[k] = v
-	}
-	return out
 }
 
 // refuseLockHeaders refuses lock headers on a request that cannot apply

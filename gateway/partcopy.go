@@ -117,12 +117,26 @@ func (g *gateway) copyRange(ctx context.Context, bucket, key, etag string, off, 
 		readErr <- err
 	}()
 	part, err := put(pr)
+	var rerr error
+	readFirst := false
+	select {
+	case rerr = <-readErr:
+		readFirst = true
+	default:
+	}
 	pr.CloseWithError(io.ErrClosedPipe)
 	cancel()
-	// A read that failed only because the put ended first (we closed the
-	// pipe or cancelled) is not a cause; any other read failure is the root
-	// cause of a failed put, or taints a put that raced to success.
-	if rerr := <-readErr; rerr != nil && !errors.Is(rerr, io.ErrClosedPipe) && !errors.Is(rerr, context.Canceled) {
+	if !readFirst {
+		// The put ended first: a read failing now fails because we closed
+		// the pipe and cancelled it (its peers' calls cut short), which is
+		// no cause. A put that failed says why; one that succeeded had
+		// every byte, each verified before the read passed it on.
+		<-readErr
+		return part, err
+	}
+	// A read that ended first and failed is the root cause of the put's
+	// failure, or taints a put that raced to success.
+	if rerr != nil && !errors.Is(rerr, io.ErrClosedPipe) && !errors.Is(rerr, context.Canceled) {
 		return object.PartInfo{}, rerr
 	}
 	return part, err

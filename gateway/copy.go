@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"net/http"
 	"net/url"
 	"strings"
@@ -8,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"tessera/object"
-	"tessera/versioning"
 )
 
 // copyRequest is a parsed CopyObject.
@@ -132,7 +132,7 @@ func (g *gateway) copyObject(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	src, err := g.checkCopySource(r, p)
+	src, srcInfo, err := g.checkCopySource(r, p)
 	if err != nil {
 		return err
 	}
@@ -140,12 +140,15 @@ func (g *gateway) copyObject(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if p.opts.Replace {
-		// A copy keeping the source's metadata keeps its lock headers too.
-		if err := g.lockOnWrite(r.Context(), p.dstBucket, r.Header, &p.opts.Put); err != nil {
-			return err
-		}
-	} else if err := refuseLockHeaders(r.Header); err != nil {
+	if !p.opts.Replace {
+		// The copy keeps the source's metadata but never its object lock,
+		// as in S3: the lock comes from the request or the destination
+		// bucket's default, so the metadata is passed on explicitly.
+		p.opts.Replace = true
+		p.opts.Put = object.PutOptions{ContentType: srcInfo.ContentType, UserMeta: srcInfo.UserMeta,
+			Headers: withoutLock(srcInfo.Headers), StorageClass: cmp.Or(p.opts.Put.StorageClass, srcInfo.StorageClass)}
+	}
+	if err := g.lockOnWrite(r.Context(), p.dstBucket, r.Header, &p.opts.Put); err != nil {
 		return err
 	}
 	info, err := g.be.CopyObject(r.Context(), p.srcBucket, src.stored, p.dstBucket, stored, p.opts)
@@ -160,20 +163,14 @@ func (g *gateway) copyObject(w http.ResponseWriter, r *http.Request) error {
 		objectChecksumXML: objectChecksumOf(info.Checksum)})
 }
 
-// checkCopySource resolves the source's version and evaluates
-// x-amz-copy-source-if-* against it (preconditions.checkCopy). The check
-// and the copy are not atomic; a source replaced in between is copied
-// anyway. A bucket never versioned needs no lookup without conditions.
-func (g *gateway) checkCopySource(r *http.Request, p copyRequest) (target, error) {
-	if !p.srcCond.present() && p.srcVersion == "" {
-		st, err := g.versioningStatus(r.Context(), p.srcBucket)
-		if err != nil || st == versioning.Unversioned {
-			return target{stored: p.srcKey}, err
-		}
-	}
+// checkCopySource resolves the source's version, reads its record and
+// evaluates x-amz-copy-source-if-* against it (preconditions.checkCopy).
+// The check and the copy are not atomic; a source replaced in between is
+// copied anyway.
+func (g *gateway) checkCopySource(r *http.Request, p copyRequest) (target, object.ObjectInfo, error) {
 	t, info, err := g.copySource(r.Context(), p.srcBucket, p.srcKey, p.srcVersion)
 	if err != nil {
-		return target{}, err
+		return target{}, object.ObjectInfo{}, err
 	}
-	return t, p.srcCond.checkCopy(info, time.Now())
+	return t, info, p.srcCond.checkCopy(info, time.Now())
 }

@@ -72,7 +72,7 @@ func lockErr(err error) error {
 }
 
 func errMissingLockConfig() error {
-	return apiErrf(errInvalidRequest, "Bucket is missing Object Lock Configuration")
+	return apiErrf(errInvalidRequest, "Bucket is missing ObjectLockConfiguration")
 }
 
 // createLockedBucket makes a new bucket's lock configuration and turns
@@ -149,37 +149,57 @@ func (g *gateway) getObjectLockConfig(w http.ResponseWriter, r *http.Request) er
 
 // lockOnWrite sets the lock state of a new version from the write's
 // x-amz-object-lock-* headers, or from the bucket's default retention.
-// A bucket without object lock refuses the headers.
+// The headers are checked first; a bucket without object lock then
+// refuses any of them.
 func (g *gateway) lockOnWrite(ctx context.Context, bucket string, h http.Header, opts *object.PutOptions) error {
-	mode, until, hold := h.Get("X-Amz-Object-Lock-Mode"), h.Get("X-Amz-Object-Lock-Retain-Until-Date"), h.Get("X-Amz-Object-Lock-Legal-Hold")
-	cfg, ok, err := g.lockConfig(ctx, bucket)
+	st, named, err := lockHeadersState(h, time.Now())
 	if err != nil {
 		return err
 	}
-	if !ok {
-		if mode != "" || until != "" || hold != "" {
-			return errMissingLockConfig()
-		}
+	cfg, ok, err := g.lockConfig(ctx, bucket)
+	switch {
+	case err != nil:
+		return err
+	case !ok && named:
+		return apiErrf(errInvalidRequest, "Bucket is missing ObjectLockConfiguration")
+	case !ok:
 		return nil
 	}
-	now := time.Now()
-	var st objectlock.State
+	if st.Retention.Mode == "" {
+		st.Retention, _ = cfg.Default(time.Now())
+	}
+	if opts.Headers == nil {
+		opts.Headers = map[string]string{}
+	}
+	st.Apply(opts.Headers)
+	return nil
+}
+
+// lockHeadersState reads a write's x-amz-object-lock-* headers as S3
+// checks them; named reports whether any was sent.
+func lockHeadersState(h http.Header, now time.Time) (st objectlock.State, named bool, err error) {
+	const modeH, untilH, holdH = "x-amz-object-lock-mode", "x-amz-object-lock-retain-until-date", "x-amz-object-lock-legal-hold"
+	mode, until, hold := h.Get(modeH), h.Get(untilH), h.Get(holdH)
+	bad := func(msg, name, value string) error {
+		return withFields(apiErrf(errInvalidArgument, "%s", msg), errorField{"ArgumentName", name}, errorField{"ArgumentValue", value})
+	}
+	const both = "x-amz-object-lock-retain-until-date and x-amz-object-lock-mode must both be supplied."
 	switch {
-	case mode != "" && until != "":
-		t, err := time.Parse(time.RFC3339, until)
+	case mode != "" && until == "":
+		return st, true, bad(both, untilH, "")
+	case mode == "" && until != "":
+		return st, true, bad(both, modeH, "")
+	case mode != "":
+		t, perr := time.Parse(time.RFC3339, until)
 		switch {
-		case err != nil:
-			return apiErrf(errInvalidArgument, "The retain until date must be provided in ISO 8601 format")
+		case perr != nil:
+			return st, true, bad("The retain until date must be provided in ISO 8601 format", untilH, until)
 		case objectlock.Mode(mode) != objectlock.Governance && objectlock.Mode(mode) != objectlock.Compliance:
-			return apiErrf(errInvalidArgument, "Unknown wormMode directive.")
+			return st, true, bad("Unknown wormMode directive.", modeH, mode)
 		case !t.After(now):
-			return apiErrf(errInvalidArgument, "The retain until date must be in the future!")
+			return st, true, bad("The retain until date must be in the future!", untilH, until)
 		}
 		st.Retention = objectlock.Retention{Mode: objectlock.Mode(mode), Until: t.UTC()}
-	case mode != "" || until != "":
-		return apiErrf(errInvalidArgument, "x-amz-object-lock-retain-until-date and x-amz-object-lock-mode must both be supplied")
-	default:
-		st.Retention, _ = cfg.Default(now)
 	}
 	switch hold {
 	case "":
@@ -188,13 +208,23 @@ func (g *gateway) lockOnWrite(ctx context.Context, bucket string, h http.Header,
 	case "ON":
 		st.LegalHold, st.HoldSet = true, true
 	default:
-		return apiErrf(errInvalidArgument, "Legal Hold must be either of 'ON' or 'OFF'")
+		return st, true, bad("Legal Hold must be either of 'ON' or 'OFF'", holdH, hold)
 	}
-	if opts.Headers == nil {
-		opts.Headers = map[string]string{}
+	return st, mode != "" || hold != "", nil
+}
+
+// lockBody reads a retention or legal hold body once the bucket is known
+// to exist: S3 names a missing bucket first, then a bad body, then a
+// missing key.
+func (g *gateway) lockBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	bucket, _, err := objectParams(r)
+	if err != nil {
+		return nil, err
 	}
-	st.Apply(opts.Headers)
-	return nil
+	if _, err := g.versioningStatus(r.Context(), bucket); err != nil {
+		return nil, err
+	}
+	return g.readBody(w, r)
 }
 
 // bypassGovernance reports x-amz-bypass-governance-retention: true.
@@ -223,11 +253,7 @@ func (g *gateway) lockedVersion(w http.ResponseWriter, r *http.Request) (string,
 }
 
 func (g *gateway) putObjectRetention(w http.ResponseWriter, r *http.Request) error {
-	body, err := g.readBody(w, r)
-	if err != nil {
-		return err
-	}
-	bucket, t, info, err := g.lockedVersion(w, r)
+	body, err := g.lockBody(w, r)
 	if err != nil {
 		return err
 	}
@@ -238,6 +264,10 @@ func (g *gateway) putObjectRetention(w http.ResponseWriter, r *http.Request) err
 	now := time.Now()
 	if next.Mode != "" && !next.Until.After(now) {
 		return apiErrf(errInvalidArgument, "The retain until date must be in the future!")
+	}
+	bucket, t, info, err := g.lockedVersion(w, r)
+	if err != nil {
+		return err
 	}
 	st := objectlock.StateOf(info.Headers)
 	if err := objectlock.CheckRetention(st.Retention, next, now, bypassGovernance(r.Header)); err != nil {
@@ -275,17 +305,17 @@ func (g *gateway) getObjectRetention(w http.ResponseWriter, r *http.Request) err
 }
 
 func (g *gateway) putObjectLegalHold(w http.ResponseWriter, r *http.Request) error {
-	body, err := g.readBody(w, r)
-	if err != nil {
-		return err
-	}
-	bucket, t, info, err := g.lockedVersion(w, r)
+	body, err := g.lockBody(w, r)
 	if err != nil {
 		return err
 	}
 	on, err := objectlock.ParseLegalHold(body)
 	if err != nil {
 		return lockErr(err)
+	}
+	bucket, t, info, err := g.lockedVersion(w, r)
+	if err != nil {
+		return err
 	}
 	st := objectlock.StateOf(info.Headers)
 	st.LegalHold, st.HoldSet = on, true
@@ -308,13 +338,9 @@ func (g *gateway) getObjectLegalHold(w http.ResponseWriter, r *http.Request) err
 	return writeXML(w, http.StatusOK, legalHoldXML{Status: status})
 }
 
-// refuseLockHeaders refuses lock headers on a request that cannot apply
-// them (a copy keeping its source's metadata).
-func refuseLockHeaders(h http.Header) error {
-	for _, name := range lockHeaders {
-		if h.Get(name) != "" {
-			return apiErrf(errNotImplemented, "The %s header needs x-amz-metadata-directive: REPLACE here.", name)
-		}
-	}
-	return nil
+// withoutLock is a copy of a record's headers without its lock state.
+func withoutLock(headers map[string]string) map[string]string {
+	out := maps.Clone(headers)
+	objectlock.State{}.Apply(out)
+	return out
 }

@@ -71,6 +71,19 @@ func TestObjectLock(t *testing.T) {
 	if st, body, _ := getVersion(h, "comp", comp); st != http.StatusOK || body != "x" {
 		t.Fatalf("locked version reads %d %q", st, body)
 	}
+	// A copy takes the lock of its request or its bucket, never the
+	// source's: a copy into an unlocked bucket deletes freely.
+	mustDo(t, h, req{method: http.MethodPut, target: "/plain"})
+	rec = mustDo(t, h, req{method: http.MethodPut, target: "/plain/c", header: map[string]string{"X-Amz-Copy-Source": "bkt/comp?versionId=" + comp}})
+	if got := mustDo(t, h, req{method: http.MethodHead, target: "/plain/c"}).Header().Get("X-Amz-Object-Lock-Mode"); got != "" {
+		t.Fatalf("a copy into an unlocked bucket carries lock mode %q", got)
+	}
+	mustDo(t, h, req{method: http.MethodDelete, target: "/plain/c"})
+	hdr := lockHeadersFor("COMPLIANCE", soon)
+	hdr["X-Amz-Copy-Source"] = "bkt/comp?versionId=" + comp
+	expect(t, do(h, req{method: http.MethodPut, target: "/plain/c2", header: hdr}), http.StatusBadRequest, "InvalidRequest")
+	c2 := mustDo(t, h, req{method: http.MethodPut, target: "/bkt/c2", header: hdr}).Header().Get("X-Amz-Version-Id")
+	expect(t, do(h, req{method: http.MethodDelete, target: "/bkt/c2?versionId=" + c2, header: bypass}), http.StatusForbidden, "AccessDenied")
 
 	held := mustDo(t, h, req{method: http.MethodPut, target: "/bkt/held", body: "y", header: map[string]string{"X-Amz-Object-Lock-Legal-Hold": "ON"}}).Header().Get("X-Amz-Version-Id")
 	mustDo(t, h, req{method: http.MethodPut, target: "/bkt/held?retention&versionId=" + held, body: `<Retention></Retention>`, header: bypass})

@@ -71,6 +71,12 @@ type DefaultRetention struct {
 	Years int  `xml:"Years,omitempty"`
 }
 
+// The longest default retention S3 accepts.
+const (
+	maxDays  = 36500
+	maxYears = 100
+)
+
 // Enabled is the configuration CreateBucket with object lock stores.
 func Enabled() Configuration { return Configuration{ObjectLockEnabled: "Enabled"} }
 
@@ -94,6 +100,8 @@ func Parse(body []byte) (Configuration, error) {
 		return Configuration{}, malformed()
 	case d.Days < 0 || d.Years < 0 || (d.Days == 0 && d.Years == 0):
 		return Configuration{}, &Error{Code: "InvalidArgument", Message: "Default retention period must be a positive integer value."}
+	case d.Days > maxDays || d.Years > maxYears:
+		return Configuration{}, &Error{Code: "InvalidArgument", Message: "Default retention period too large."}
 	}
 	return c, nil
 }

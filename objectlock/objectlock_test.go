@@ -27,6 +27,7 @@ func TestParse(t *testing.T) {
 		{"years", `<ObjectLockConfiguration><ObjectLockEnabled>Enabled</ObjectLockEnabled><Rule><DefaultRetention><Mode>COMPLIANCE</Mode><Years>1</Years></DefaultRetention></Rule></ObjectLockConfiguration>`, "", 0, 1},
 		{"both", `<ObjectLockConfiguration><ObjectLockEnabled>Enabled</ObjectLockEnabled><Rule><DefaultRetention><Mode>COMPLIANCE</Mode><Days>1</Days><Years>1</Years></DefaultRetention></Rule></ObjectLockConfiguration>`, "MalformedXML", 0, 0},
 		{"no period", `<ObjectLockConfiguration><ObjectLockEnabled>Enabled</ObjectLockEnabled><Rule><DefaultRetention><Mode>COMPLIANCE</Mode></DefaultRetention></Rule></ObjectLockConfiguration>`, "InvalidArgument", 0, 0},
+		{"too long", `<ObjectLockConfiguration><ObjectLockEnabled>Enabled</ObjectLockEnabled><Rule><DefaultRetention><Mode>COMPLIANCE</Mode><Years>101</Years></DefaultRetention></Rule></ObjectLockConfiguration>`, "InvalidArgument", 0, 0},
 		{"negative", `<ObjectLockConfiguration><ObjectLockEnabled>Enabled</ObjectLockEnabled><Rule><DefaultRetention><Mode>COMPLIANCE</Mode><Days>-1</Days></DefaultRetention></Rule></ObjectLockConfiguration>`, "InvalidArgument", 0, 0},
 		{"bad mode", `<ObjectLockConfiguration><ObjectLockEnabled>Enabled</ObjectLockEnabled><Rule><DefaultRetention><Mode>x</Mode><Days>1</Days></DefaultRetention></Rule></ObjectLockConfiguration>`, "MalformedXML", 0, 0},
 		{"not enabled", `<ObjectLockConfiguration></ObjectLockConfiguration>`, "MalformedXML", 0, 0},

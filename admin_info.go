@@ -43,11 +43,7 @@ func renderInfo(w io.Writer, rep gateway.BucketReport) {
 	if rep.ObjectLock {
 		lock = "enabled"
 	}
-	versioning := rep.Versioning
-	if versioning == "off" {
-		versioning += " (tessera keeps one version per key)"
-	}
-	fmt.Fprintf(w, "Versioning: %s; object lock: %s\n", versioning, lock)
+	fmt.Fprintf(w, "Versioning: %s; object lock: %s\n", rep.Versioning, lock)
 	if rep.CORSRules == 0 && rep.CORS == "" {
 		fmt.Fprintln(w, "CORS:       none")
 		return

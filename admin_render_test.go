@@ -117,7 +117,7 @@ Objects:    3 (3.00 MiB); multipart uploads in progress: 1
   ARCHIVE   2+1   1        1.00 MiB
   STANDARD  4+2   2        2.00 MiB
 
-Versioning: off (tessera keeps one version per key); object lock: none
+Versioning: off; object lock: none
 CORS:       1 rule
 <CORSConfiguration/>
 `

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"tessera/object"
+	"tessera/versioning"
 )
 
 // BucketReport is the body of GET .../bucket?name=B: what the bucket
@@ -15,16 +16,16 @@ import (
 type BucketReport struct {
 	Name    string    `json:"name"`
 	Created time.Time `json:"created"`
-	// Objects and Bytes (logical sizes) count the live keys, from a full
-	// listing made for this call.
+	// Objects and Bytes (logical sizes) count the stored objects, from a
+	// full listing made for this call: in a versioned bucket every
+	// version and delete marker.
 	Objects int64        `json:"objects"`
 	Bytes   int64        `json:"bytes"`
 	Classes []ClassUsage `json:"storage_classes"`
 	// Uploads counts multipart uploads in progress.
 	Uploads int `json:"uploads"`
-	// Versioning is "off": tessera keeps one version per key, and
-	// GetBucketVersioning reports it never enabled. ObjectLock is never
-	// set for the same reason.
+	// Versioning is "off" for a bucket never versioned, else "Enabled"
+	// or "Suspended"; ObjectLock says whether it has object lock.
 	Versioning string `json:"versioning"`
 	ObjectLock bool   `json:"object_lock"`
 	// CORSRules counts the rules of the bucket's CORS configuration;
@@ -65,6 +66,15 @@ func (g *gateway) bucketReport(ctx context.Context, bucket string) (BucketReport
 		return BucketReport{}, err
 	}
 	rep := BucketReport{Name: bi.Name, Created: bi.Created, Versioning: "off", Classes: []ClassUsage{}}
+	g.versioning.forget(bucket)
+	s, err := g.settings(ctx, bucket)
+	if err != nil {
+		return rep, err
+	}
+	if s.status != versioning.Unversioned {
+		rep.Versioning = string(s.status)
+	}
+	rep.ObjectLock = s.locked
 	if err := g.countObjects(ctx, &rep); err != nil {
 		return rep, err
 	}

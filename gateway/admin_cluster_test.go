@@ -136,8 +136,13 @@ func TestAdminBucketReport(t *testing.T) {
 	if got.Objects != 1501 || got.Bytes != 4505 || fmt.Sprint(got.Classes) != fmt.Sprint(want) {
 		t.Fatalf("report %+v", got)
 	}
-	if got.CORSRules != 1 || !strings.Contains(got.CORS, "AllowedOrigin") || got.Versioning != "off" {
+	if got.CORSRules != 1 || !strings.Contains(got.CORS, "AllowedOrigin") || got.Versioning != "off" || got.ObjectLock {
 		t.Fatalf("configuration in the report: %+v", got)
+	}
+	mustDo(t, h, req{method: http.MethodPut, target: "/locked", header: map[string]string{"X-Amz-Bucket-Object-Lock-Enabled": "true"}})
+	rec = do(h, req{method: http.MethodGet, target: AdminPrefix + "bucket?name=locked"})
+	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil || got.Versioning != "Enabled" || !got.ObjectLock {
+		t.Fatalf("a bucket with object lock: %+v, %v", got, err)
 	}
 	expect(t, do(h, req{method: http.MethodGet, target: AdminPrefix + "bucket?name=nope"}), http.StatusNotFound, "NoSuchBucket")
 	expect(t, do(h, req{method: http.MethodGet, target: AdminPrefix + "bucket"}), http.StatusBadRequest, "InvalidArgument")

@@ -71,8 +71,11 @@ func lockErr(err error) error {
 	return apiErrf(code, "%s", e.Message)
 }
 
+// errMissingLockConfig answers a retention or legal hold request in a
+// bucket without object lock. (S3 words the same refusal of a write's
+// lock headers "Bucket is missing ObjectLockConfiguration".)
 func errMissingLockConfig() error {
-	return apiErrf(errInvalidRequest, "Bucket is missing ObjectLockConfiguration")
+	return apiErrf(errInvalidRequest, "Bucket is missing Object Lock Configuration")
 }
 
 // createLockedBucket makes a new bucket's lock configuration and turns

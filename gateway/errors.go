@@ -402,3 +402,21 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	w.WriteHeader(a.Status)
 	_, _ = w.Write(body)
 }
+
+// refusalCodes are the S3 codes the configuration packages (lifecycle,
+// versioning, objectlock) refuse a request with.
+var refusalCodes = map[string]errCode{
+	"MalformedXML": errMalformedXML, "InvalidArgument": errInvalidArgument, "InvalidRequest": errInvalidRequest,
+	"NotImplemented": errNotImplemented, "AccessDenied": errAccessDenied,
+	"IllegalVersioningConfigurationException": errIllegalVersioningConfiguration,
+}
+
+// refusal is such a package's refusal as S3 answers it: its code (an
+// unknown one as MalformedXML) and message.
+func refusal(code, message string) error {
+	c, ok := refusalCodes[code]
+	if !ok {
+		c = errMalformedXML
+	}
+	return apiErrf(c, "%s", message)
+}

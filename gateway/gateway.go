@@ -60,7 +60,7 @@ type gateway struct {
 	cors    *corsCache
 	// versioning caches each bucket's versioning and object lock
 	// settings, which every write reads.
-	versioning *versioningCache
+	versioning *ttlCache[bucketSettings]
 	// access is the level of the per-request access lines.
 	access zerolog.Level
 }
@@ -83,7 +83,7 @@ func New(cfg Config) (http.Handler, error) {
 		cfg.MaxBodySize = DefaultMaxBodySize
 	}
 	g := &gateway{be: cfg.Backend, auth: cfg.Auth, region: cfg.Region, maxBody: cfg.MaxBodySize, domains: cfg.Domains,
-		admin: cfg.Admin, cors: newCORSCache(), versioning: newVersioningCache(), access: zerolog.DebugLevel}
+		admin: cfg.Admin, cors: newCORSCache(), versioning: newTTLCache[bucketSettings](versioningCacheTTL), access: zerolog.DebugLevel}
 	if cfg.AccessLog {
 		g.access = zerolog.InfoLevel
 	}

@@ -53,10 +53,5 @@ func lifecycleErr(err error) error {
 	if !errors.As(err, &e) {
 		return err
 	}
-	code := map[string]errCode{"MalformedXML": errMalformedXML, "InvalidArgument": errInvalidArgument,
-		"InvalidRequest": errInvalidRequest, "NotImplemented": errNotImplemented}[e.Code]
-	if code == 0 {
-		code = errMalformedXML
-	}
-	return apiErrf(code, "%s", e.Message)
+	return refusal(e.Code, e.Message)
 }

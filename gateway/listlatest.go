@@ -48,9 +48,10 @@ func (g *gateway) listLatest(ctx context.Context, p listRequest) (object.ListRes
 	return res, err
 }
 
-// storedVersions is every stored object of key: its null version, if
-// any, then its version keys in listing order.
-func (g *gateway) storedVersions(ctx context.Context, bucket, key string) ([]object.ObjectInfo, error) {
+// storedVersions is the stored objects of key: its null version, if any,
+// then its version keys in listing order, the newest limit of them (0:
+// all).
+func (g *gateway) storedVersions(ctx context.Context, bucket, key string, limit int) ([]object.ObjectInfo, error) {
 	var out []object.ObjectInfo
 	info, err := g.be.HeadObject(ctx, bucket, key)
 	switch {
@@ -59,13 +60,17 @@ func (g *gateway) storedVersions(ctx context.Context, bucket, key string) ([]obj
 	case !errors.Is(err, object.ErrObjectNotFound):
 		return nil, err
 	}
+	pageSize := object.DefaultMaxKeys
+	if limit > 0 {
+		pageSize = limit
+	}
 	for after := ""; ; {
-		page, err := g.be.ListObjects(ctx, bucket, object.ListOptions{Prefix: meta.VersionPrefix(key), After: after, MaxKeys: object.DefaultMaxKeys})
+		page, err := g.be.ListObjects(ctx, bucket, object.ListOptions{Prefix: meta.VersionPrefix(key), After: after, MaxKeys: pageSize})
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, page.Objects...)
-		if !page.IsTruncated {
+		if !page.IsTruncated || limit > 0 {
 			return out, nil
 		}
 		after = page.NextAfter

@@ -63,12 +63,7 @@ func lockErr(err error) error {
 	if !errors.As(err, &e) {
 		return err
 	}
-	code := map[string]errCode{"MalformedXML": errMalformedXML, "InvalidArgument": errInvalidArgument,
-		"InvalidRequest": errInvalidRequest, "AccessDenied": errAccessDenied}[e.Code]
-	if code == 0 {
-		code = errMalformedXML
-	}
-	return apiErrf(code, "%s", e.Message)
+	return refusal(e.Code, e.Message)
 }
 
 // errMissingLockConfig answers a retention or legal hold request in a

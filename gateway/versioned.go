@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"sync"
 	"time"
 
 	"tessera/meta"
@@ -18,14 +17,11 @@ import (
 // ordinary object under a version key (see package versioning), so the
 // handlers only choose which stored key a request reads or writes.
 
-// A write reads its bucket's setting on every request, so it is cached
-// for a moment: a change made through this gateway applies at once (the
-// cache entry is dropped), one made through another within
-// versioningCacheTTL. S3 asks clients to wait up to 15 minutes.
-const (
-	versioningCacheTTL = time.Second
-	versioningCacheMax = 4096
-)
+// A write reads its bucket's settings on every request, so they are
+// cached for a moment (ttlCache): a change made through this gateway
+// applies at once, one made through another within versioningCacheTTL.
+// S3 asks clients to wait up to 15 minutes.
+const versioningCacheTTL = time.Second
 
 // bucketSettings is what every write reads of its bucket: the versioning
 // setting and the object lock configuration (locked false: none).
@@ -33,26 +29,6 @@ type bucketSettings struct {
 	status versioning.Status
 	lock   objectlock.Configuration
 	locked bool
-}
-
-type versioningEntry struct {
-	bucketSettings
-	at time.Time
-}
-
-type versioningCache struct {
-	mu sync.Mutex
-	m  map[string]versioningEntry
-}
-
-func newVersioningCache() *versioningCache {
-	return &versioningCache{m: map[string]versioningEntry{}}
-}
-
-func (c *versioningCache) forget(bucket string) {
-	c.mu.Lock()
-	delete(c.m, bucket)
-	c.mu.Unlock()
 }
 
 // versioningStatus is the bucket's versioning setting.
@@ -65,34 +41,18 @@ func (g *gateway) versioningStatus(ctx context.Context, bucket string) (versioni
 // without a configuration store keeps every bucket unversioned and
 // unlocked. A missing bucket is not cached: the next request asks again.
 func (g *gateway) settings(ctx context.Context, bucket string) (bucketSettings, error) {
-	now := time.Now()
-	c := g.versioning
-	c.mu.Lock()
-	e, ok := c.m[bucket]
-	c.mu.Unlock()
-	if ok && now.Sub(e.at) < versioningCacheTTL {
-		return e.bucketSettings, nil
-	}
 	cs, ok := g.be.(configStore)
 	if !ok {
 		return bucketSettings{}, nil
 	}
-	st, err := readVersioning(ctx, cs, bucket)
-	if err != nil {
-		return bucketSettings{}, err
-	}
-	lock, locked, err := readLock(ctx, cs, bucket)
-	if err != nil {
-		return bucketSettings{}, err
-	}
-	s := bucketSettings{status: st, lock: lock, locked: locked}
-	c.mu.Lock()
-	if len(c.m) >= versioningCacheMax {
-		clear(c.m)
-	}
-	c.m[bucket] = versioningEntry{bucketSettings: s, at: now}
-	c.mu.Unlock()
-	return s, nil
+	return g.versioning.get(bucket, func() (bucketSettings, error) {
+		st, err := readVersioning(ctx, cs, bucket)
+		if err != nil {
+			return bucketSettings{}, err
+		}
+		lock, locked, err := readLock(ctx, cs, bucket)
+		return bucketSettings{status: st, lock: lock, locked: locked}, err
+	})
 }
 
 func readVersioning(ctx context.Context, cs configStore, bucket string) (versioning.Status, error) {
@@ -111,14 +71,19 @@ func readVersioning(ctx context.Context, cs configStore, bucket string) (version
 }
 
 func (g *gateway) putBucketVersioning(w http.ResponseWriter, r *http.Request) error {
-	bucket, err := g.storeBucketConfig(w, r, versioning.ConfigName, func(b []byte) (any, error) {
+	bucket, err := bucketParam(r)
+	if err != nil {
+		return err
+	}
+	defer g.versioning.forget(bucket)
+	_, err = g.storeBucketConfig(w, r, versioning.ConfigName, func(b []byte) (any, error) {
 		cfg, err := versioning.Parse(b)
 		if err != nil {
 			return nil, versioningErr(err)
 		}
 		if cfg.Status == versioning.Suspended {
-			g.versioning.forget(mustBucket(r))
-			if _, locked, err := g.lockConfig(r.Context(), mustBucket(r)); err != nil {
+			g.versioning.forget(bucket)
+			if _, locked, err := g.lockConfig(r.Context(), bucket); err != nil {
 				return nil, err
 			} else if locked {
 				return nil, apiErrf(errInvalidBucketState, "An Object Lock configuration is present on this bucket, so the versioning state cannot be changed.")
@@ -126,9 +91,6 @@ func (g *gateway) putBucketVersioning(w http.ResponseWriter, r *http.Request) er
 		}
 		return cfg, nil
 	})
-	if bucket != "" {
-		g.versioning.forget(bucket)
-	}
 	if err != nil {
 		return err
 	}
@@ -152,24 +114,13 @@ func (g *gateway) getBucketVersioning(w http.ResponseWriter, r *http.Request) er
 	return writeXML(w, http.StatusOK, versioningConfiguration{Status: string(st)})
 }
 
-// mustBucket is the request's bucket, which the caller has checked.
-func mustBucket(r *http.Request) string {
-	b, _ := bucketParam(r)
-	return b
-}
-
 // versioningErr is a refused configuration in S3's words.
 func versioningErr(err error) error {
 	var e *versioning.Error
 	if !errors.As(err, &e) {
 		return err
 	}
-	code := map[string]errCode{"MalformedXML": errMalformedXML, "NotImplemented": errNotImplemented,
-		"IllegalVersioningConfigurationException": errIllegalVersioningConfiguration}[e.Code]
-	if code == 0 {
-		code = errMalformedXML
-	}
-	return apiErrf(code, "%s", e.Message)
+	return refusal(e.Code, e.Message)
 }
 
 // newVersion is where a write of key goes: the stored key and the version
@@ -255,22 +206,18 @@ func (g *gateway) resolve(ctx context.Context, bucket, key, versionID string) (t
 // latest is key's latest version in a versioned bucket: the newer of its
 // null version and its newest version key (ok false: it has neither).
 func (g *gateway) latest(ctx context.Context, bucket, key string) (versioning.Stored, bool, error) {
-	var plain, first *versioning.Stored
-	info, err := g.be.HeadObject(ctx, bucket, key)
-	switch {
-	case err == nil:
-		s := versioning.StoredOf(info)
-		plain = &s
-	case !errors.Is(err, object.ErrObjectNotFound):
-		return versioning.Stored{}, false, err
-	}
-	page, err := g.be.ListObjects(ctx, bucket, object.ListOptions{Prefix: meta.VersionPrefix(key), MaxKeys: 1})
+	objs, err := g.storedVersions(ctx, bucket, key, 1)
 	if err != nil {
 		return versioning.Stored{}, false, err
 	}
-	if len(page.Objects) > 0 {
-		s := versioning.StoredOf(page.Objects[0])
-		first = &s
+	var plain, first *versioning.Stored
+	for _, o := range objs {
+		s := versioning.StoredOf(o)
+		if _, _, ok := meta.SplitVersion(o.Key); !ok {
+			plain = &s
+		} else if first == nil {
+			first = &s
+		}
 	}
 	s, ok := versioning.Latest(plain, first)
 	return s, ok, nil

@@ -164,7 +164,7 @@ func (pg *versionPage) add(v versioning.Version, info object.ObjectInfo, prefix 
 // read first on their own.
 func (g *gateway) scanVersions(ctx context.Context, p versionListRequest, add func(versioning.Version, object.ObjectInfo, string) bool) error {
 	if p.versionIDMarker != "" && strings.HasPrefix(p.keyMarker, p.prefix) {
-		objs, err := g.storedVersions(ctx, p.bucket, p.keyMarker)
+		objs, err := g.storedVersions(ctx, p.bucket, p.keyMarker, 0)
 		if err != nil {
 			return err
 		}

@@ -34,10 +34,6 @@ func readPreconditions(h http.Header, prefix string) preconditions {
 	return p
 }
 
-func (p preconditions) present() bool {
-	return p.ifMatch != "" || p.ifNoneMatch != "" || !p.ifModifiedSince.IsZero() || !p.ifUnmodifiedSince.IsZero()
-}
-
 // check evaluates GET/HEAD conditions against info: a PreconditionFailed
 // naming the failed header in <Condition>, a NotModified, or nil.
 func (p preconditions) check(info object.ObjectInfo) error {

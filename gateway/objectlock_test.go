@@ -74,7 +74,7 @@ func TestObjectLock(t *testing.T) {
 	// A copy takes the lock of its request or its bucket, never the
 	// source's: a copy into an unlocked bucket deletes freely.
 	mustDo(t, h, req{method: http.MethodPut, target: "/plain"})
-	rec = mustDo(t, h, req{method: http.MethodPut, target: "/plain/c", header: map[string]string{"X-Amz-Copy-Source": "bkt/comp?versionId=" + comp}})
+	mustDo(t, h, req{method: http.MethodPut, target: "/plain/c", header: map[string]string{"X-Amz-Copy-Source": "bkt/comp?versionId=" + comp}})
 	if got := mustDo(t, h, req{method: http.MethodHead, target: "/plain/c"}).Header().Get("X-Amz-Object-Lock-Mode"); got != "" {
 		t.Fatalf("a copy into an unlocked bucket carries lock mode %q", got)
 	}

@@ -171,6 +171,9 @@ func TestVersionedObjects(t *testing.T) {
 	expect(t, do(h, req{method: http.MethodGet, target: "/bkt/k?versionId=" + id2}), http.StatusNotFound, "NoSuchVersion")
 	expect(t, do(h, req{method: http.MethodGet, target: "/bkt/k?versionId=bo_gus"}), http.StatusBadRequest, "InvalidArgument")
 	expect(t, do(h, req{method: http.MethodGet, target: "/bkt/k?versionId=01BX5ZZKBKACTAV9WEVGEMMVRZ"}), http.StatusNotFound, "NoSuchVersion")
+	expectElems(t, do(h, req{method: http.MethodGet, target: "/bkt?versions&max-keys=-3"}), http.StatusBadRequest,
+		map[string]string{"Code": "InvalidArgument", "Message": "max-keys cannot be negative", "ArgumentValue": "-3"})
+	expect(t, do(h, req{method: http.MethodGet, target: "/bkt?versions&max-keys=-x"}), http.StatusBadRequest, "InvalidArgument")
 }
 
 func TestVersionedCopyAndBatchDelete(t *testing.T) {

@@ -22,13 +22,25 @@ type versionListRequest struct {
 	keyMarker, versionIDMarker string
 }
 
+// parseVersionLimit reads ListObjectVersions' max-keys, whose negative
+// refusal S3 words apart from the other listings'.
+func parseVersionLimit(q url.Values) (int, error) {
+	if v := q.Get("max-keys"); strings.HasPrefix(v, "-") {
+		if _, ok := parseInt32(v); ok {
+			return 0, withFields(apiErrf(errInvalidArgument, "max-keys cannot be negative"),
+				errorField{"ArgumentName", "maxKeys"}, errorField{"ArgumentValue", v})
+		}
+	}
+	return parseLimit(q, "max-keys")
+}
+
 // parseVersionList reads a ListObjectVersions query. A page resumes after
 // key-marker's version version-id-marker, or after all of key-marker's
 // versions when it has none.
 func parseVersionList(bucket string, q url.Values) (versionListRequest, error) {
 	lr := listRequest{bucket: bucket, prefix: q.Get("prefix"), hasPrefix: true, delimiter: q.Get("delimiter")}
 	var err error
-	if lr.maxKeys, err = parseLimit(q, "max-keys"); err != nil {
+	if lr.maxKeys, err = parseVersionLimit(q); err != nil {
 		return versionListRequest{}, err
 	}
 	if lr.encodeURL, err = parseEncodingType(q); err != nil {

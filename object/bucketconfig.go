@@ -23,14 +23,17 @@ var errNoConfigSupport = errors.New("peer client cannot store bucket configurati
 
 // PutBucketConfig stores data as the bucket's configuration name on every
 // peer; empty data deletes it. Records carry the writer's clock, and
-// peers and readers keep the newest, so the last writer wins.
+// peers and readers keep the newest, so the last writer wins. A majority
+// acknowledges it and GetBucketConfig reads a majority, so every reader
+// sees an acknowledged setting without waiting on a hung peer.
 func (l *Layer) PutBucketConfig(ctx context.Context, bucket, name string, data []byte) error {
 	if err := l.requireBucket(ctx, bucket); err != nil {
 		return fmt.Errorf("put bucket config %s: %w", bucket, err)
 	}
 	bc := meta.BucketConfig{Bucket: bucket, Name: name, Updated: l.cfg.Now().UTC(), Data: data}
 	peers := l.cfg.Cluster.Peers()
-	rs := fanout(ctx, l, peers, l.cfg.PeerTimeout, func(ctx context.Context, _ int, c ShardClient) (struct{}, error) {
+	need := majority(len(peers))
+	rs := fanoutQuorum(ctx, l, peers, l.cfg.PeerTimeout, need, func(ctx context.Context, _ int, c ShardClient) (struct{}, error) {
 		cc, ok := c.(bucketConfigClient)
 		if !ok {
 			return struct{}{}, errNoConfigSupport
@@ -38,7 +41,6 @@ func (l *Layer) PutBucketConfig(ctx context.Context, bucket, name string, data [
 		return struct{}{}, cc.PutBucketConfig(ctx, bc)
 	})
 	t := tallyOf(rs)
-	need := majority(len(peers))
 	if t.count(meta.ErrBucketNotFound) >= need {
 		return fmt.Errorf("put bucket config %s: %w", bucket, ErrBucketNotFound)
 	}
@@ -53,7 +55,8 @@ func (l *Layer) PutBucketConfig(ctx context.Context, bucket, name string, data [
 // most peers lack the bucket.
 func (l *Layer) GetBucketConfig(ctx context.Context, bucket, name string) ([]byte, error) {
 	peers := l.cfg.Cluster.Peers()
-	rs := fanout(ctx, l, peers, l.cfg.PeerTimeout, func(ctx context.Context, _ int, c ShardClient) (meta.BucketConfig, error) {
+	need := majority(len(peers))
+	rs := fanoutQuorum(ctx, l, peers, l.cfg.PeerTimeout, need, func(ctx context.Context, _ int, c ShardClient) (meta.BucketConfig, error) {
 		cc, ok := c.(bucketConfigClient)
 		if !ok {
 			return meta.BucketConfig{}, errNoConfigSupport
@@ -61,7 +64,6 @@ func (l *Layer) GetBucketConfig(ctx context.Context, bucket, name string) ([]byt
 		return cc.GetBucketConfig(ctx, bucket, name)
 	})
 	t := tallyOf(rs)
-	need := majority(len(peers))
 	absent, none := t.count(meta.ErrBucketNotFound), t.count(meta.ErrNotFound)
 	if t.ok+absent+none < need {
 		return nil, fmt.Errorf("get bucket config %s: %w", bucket, t.failure("get bucket config", need))

@@ -253,3 +253,72 @@ func TestObjectLock(t *testing.T) {
 		t.Fatalf("delete after the legal hold was lifted: %v", err)
 	}
 }
+
+// TestVersionedConditionalWrites: in a versioned bucket a write makes a
+// new version, and its If-Match / If-None-Match are judged against the
+// key's current version (none while a delete marker is the latest), for
+// a PUT and for a multipart complete alike.
+func TestVersionedConditionalWrites(t *testing.T) {
+	c := startServer(t)
+	cl := newAWS(t, c)
+	ctx := context.Background()
+	const bucket = "conditional"
+	if err := c.mc.MakeBucket(ctx, bucket, minio.MakeBucketOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.mc.EnableVersioning(ctx, bucket); err != nil {
+		t.Fatal(err)
+	}
+	put := func(key string, cond func(*s3.PutObjectInput)) (*s3.PutObjectOutput, error) {
+		in := &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), Body: bytes.NewReader([]byte("v"))}
+		cond(in)
+		return cl.PutObject(ctx, in)
+	}
+	complete := func(key string, ifMatch, ifNoneMatch *string) error {
+		up, err := cl.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+		if err != nil {
+			return err
+		}
+		part, err := cl.UploadPart(ctx, &s3.UploadPartInput{Bucket: aws.String(bucket), Key: aws.String(key),
+			UploadId: up.UploadId, PartNumber: aws.Int32(1), Body: bytes.NewReader([]byte("part"))})
+		if err != nil {
+			return err
+		}
+		_, err = cl.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key),
+			UploadId: up.UploadId, IfMatch: ifMatch, IfNoneMatch: ifNoneMatch,
+			MultipartUpload: &types.CompletedMultipartUpload{Parts: []types.CompletedPart{{ETag: part.ETag, PartNumber: aws.Int32(1)}}}})
+		return err
+	}
+	first, err := put("k", func(in *s3.PutObjectInput) { in.IfNoneMatch = aws.String("*") })
+	if err != nil {
+		t.Fatalf("If-None-Match on a new key: %v", err)
+	}
+	if _, err := put("k", func(in *s3.PutObjectInput) { in.IfNoneMatch = aws.String("*") }); apiCode(err) != "PreconditionFailed" {
+		t.Fatalf("If-None-Match over a current version: %v", err)
+	}
+	if err := complete("k", nil, aws.String("*")); apiCode(err) != "PreconditionFailed" {
+		t.Fatalf("complete with If-None-Match over a current version: %v", err)
+	}
+	if _, err := put("k", func(in *s3.PutObjectInput) { in.IfMatch = aws.String(`"0123"`) }); apiCode(err) != "PreconditionFailed" {
+		t.Fatalf("If-Match with another ETag: %v", err)
+	}
+	if _, err := put("k", func(in *s3.PutObjectInput) { in.IfMatch = first.ETag }); err != nil {
+		t.Fatalf("If-Match with the current ETag: %v", err)
+	}
+	if _, err := cl.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: aws.String("k")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := put("k", func(in *s3.PutObjectInput) { in.IfMatch = first.ETag }); apiCode(err) != "NoSuchKey" {
+		t.Fatalf("If-Match while a delete marker is the latest: %v", err)
+	}
+	if err := complete("k", nil, aws.String("*")); err != nil {
+		t.Fatalf("complete with If-None-Match while a delete marker is the latest: %v", err)
+	}
+	out, err := cl.ListObjectVersions(ctx, &s3.ListObjectVersionsInput{Bucket: aws.String(bucket)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Versions) != 3 || len(out.DeleteMarkers) != 1 {
+		t.Fatalf("versions %d and markers %d, want 3 and 1: the refused writes must leave none", len(out.Versions), len(out.DeleteMarkers))
+	}
+}

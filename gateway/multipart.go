@@ -165,6 +165,9 @@ func (g *gateway) completeMultipart(w http.ResponseWriter, r *http.Request) erro
 	if stored != key {
 		opts.VersionKey = stored
 	}
+	if vid != "" {
+		opts.Current = g.current(bucket, key)
+	}
 	info, err := g.be.CompleteMultipart(r.Context(), bucket, key, uploadID, parts, opts)
 	if err != nil {
 		return completeFailure(err, uploadID)

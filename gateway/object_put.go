@@ -44,6 +44,9 @@ func (g *gateway) putObject(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if vid != "" {
+		p.opts.Current = g.current(p.bucket, p.key)
+	}
 	if err := g.lockOnWrite(r.Context(), p.bucket, r.Header, &p.opts); err != nil {
 		return err
 	}

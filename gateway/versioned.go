@@ -203,6 +203,20 @@ func (g *gateway) resolve(ctx context.Context, bucket, key, versionID string) (t
 	return t, nil
 }
 
+// current names a versioned key's current version for a conditional
+// write, which goes to a new version key: the latest of its stored
+// versions, none when that is a delete marker.
+func (g *gateway) current(bucket, key string) object.CurrentFunc {
+	return func(ctx context.Context) (string, bool, error) {
+		objs, err := g.storedVersions(ctx, bucket, key, 1)
+		if err != nil {
+			return "", false, err
+		}
+		info, ok := versioning.LatestOf(objs)
+		return info.ETag, ok, nil
+	}
+}
+
 // latest is key's latest version in a versioned bucket: the newer of its
 // null version and its newest version key (ok false: it has neither).
 func (g *gateway) latest(ctx context.Context, bucket, key string) (versioning.Stored, bool, error) {

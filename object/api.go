@@ -1,6 +1,7 @@
 package object
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -89,6 +90,13 @@ type ObjectInfo struct {
 	DeleteMarker bool
 }
 
+// CurrentFunc reports the ETag of a key's current version, and whether
+// it has one (a delete marker is none). In a versioned bucket a write
+// goes to a new version key while the current version is the latest of
+// several stored keys, which only the versioning view above this layer
+// can name, so the gateway passes one for a conditional write there.
+type CurrentFunc func(ctx context.Context) (etag string, exists bool, err error)
+
 // PutOptions carry what a PUT or multipart create stores besides the bytes.
 type PutOptions struct {
 	ContentType  string
@@ -105,6 +113,9 @@ type PutOptions struct {
 	// for the race this leaves.
 	IfNoneMatch string
 	IfMatch     string
+	// Current, when set, names the key's current version for IfMatch and
+	// IfNoneMatch instead of the key written.
+	Current CurrentFunc
 	// ChecksumAlgorithm and ChecksumType are a multipart upload's object
 	// checksum (x-amz-checksum-algorithm, -type); the type defaults to
 	// the algorithm's DefaultType. A PUT's checksum comes from its body.

@@ -20,21 +20,37 @@ func (l *Layer) checkPutCondition(ctx context.Context, bucket, key string, opts 
 	if opts.IfNoneMatch == "" && opts.IfMatch == "" {
 		return nil
 	}
-	v, err := l.resolve(ctx, bucket, key)
-	exists := err == nil
-	if err != nil && !errors.Is(err, ErrObjectNotFound) {
+	current := opts.Current
+	if current == nil {
+		current = func(ctx context.Context) (string, bool, error) { return l.currentETag(ctx, bucket, key) }
+	}
+	etag, exists, err := current(ctx)
+	if err != nil {
 		return fmt.Errorf("conditional write: %w", err)
 	}
-	if opts.IfNoneMatch != "" && exists && (opts.IfNoneMatch == "*" || opts.IfNoneMatch == v.obj.ETag) {
+	if opts.IfNoneMatch != "" && exists && (opts.IfNoneMatch == "*" || opts.IfNoneMatch == etag) {
 		return fmt.Errorf("%w: %s/%s exists", ErrPreconditionFailed, bucket, key)
 	}
 	if opts.IfMatch != "" {
 		if !exists {
 			return fmt.Errorf("conditional write: %w", ErrObjectNotFound)
 		}
-		if opts.IfMatch != "*" && opts.IfMatch != v.obj.ETag {
-			return fmt.Errorf("%w: %s/%s has ETag %s", ErrPreconditionFailed, bucket, key, v.obj.ETag)
+		if opts.IfMatch != "*" && opts.IfMatch != etag {
+			return fmt.Errorf("%w: %s/%s has ETag %s", ErrPreconditionFailed, bucket, key, etag)
 		}
 	}
 	return nil
+}
+
+// currentETag is the CurrentFunc of an unversioned key: its one stored
+// object.
+func (l *Layer) currentETag(ctx context.Context, bucket, key string) (string, bool, error) {
+	v, err := l.resolve(ctx, bucket, key)
+	switch {
+	case errors.Is(err, ErrObjectNotFound):
+		return "", false, nil
+	case err != nil:
+		return "", false, err
+	}
+	return v.obj.ETag, true, nil
 }

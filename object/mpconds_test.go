@@ -158,3 +158,51 @@ func TestPutDigestError(t *testing.T) {
 		}
 	}
 }
+
+// TestConditionsOnCurrent: a versioned bucket's write goes to a new key
+// while the gateway names the current version; the conditions of a PUT
+// and of a complete are evaluated against what it names, not the key
+// written.
+func TestConditionsOnCurrent(t *testing.T) {
+	ctx := context.Background()
+	errView := errors.New("listing failed")
+	named := func(etag string, exists bool, err error) CurrentFunc {
+		return func(context.Context) (string, bool, error) { return etag, exists, err }
+	}
+	cases := []struct {
+		name                 string
+		current              CurrentFunc
+		ifMatch, ifNoneMatch string
+		want                 error // nil: committed
+	}{
+		{"if-none-match, a current version", named("e1", true, nil), "", "*", ErrPreconditionFailed},
+		{"if-none-match, a delete marker", named("", false, nil), "", "*", nil},
+		{"if-match, its ETag", named("e1", true, nil), "e1", "", nil},
+		{"if-match, another ETag", named("e1", true, nil), "e2", "", ErrPreconditionFailed},
+		{"if-match, a delete marker", named("", false, nil), "e1", "", ErrObjectNotFound},
+		{"the view fails", named("", false, errView), "", "*", errView},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			l, _ := newTestLayer(t)
+			data := randBytes(3, 200)
+			_, err := l.PutObject(ctx, testBucket, "put", bytes.NewReader(data), int64(len(data)),
+				PutOptions{IfMatch: c.ifMatch, IfNoneMatch: c.ifNoneMatch, Current: c.current})
+			id, part := newUpload(t, l, "mp", data)
+			_, mpErr := l.CompleteMultipart(ctx, testBucket, "mp", id, []CompletePart{part},
+				CompleteOptions{IfMatch: c.ifMatch, IfNoneMatch: c.ifNoneMatch, Current: c.current})
+			for op, err := range map[string]error{"put": err, "mp": mpErr} {
+				if c.want == nil {
+					if err != nil {
+						t.Fatalf("%s: %v", op, err)
+					}
+					mustGet(t, l, op, data)
+					continue
+				}
+				if !errors.Is(err, c.want) {
+					t.Fatalf("%s: %v, want %v", op, err, c.want)
+				}
+			}
+		})
+	}
+}

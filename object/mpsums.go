@@ -101,6 +101,7 @@ type CompleteOptions struct {
 	// IfMatch and IfNoneMatch make the commit conditional on the key's
 	// current version, as PutOptions' do for a PUT.
 	IfMatch, IfNoneMatch string
+	Current              CurrentFunc
 	// VersionKey, when set, is the version key of the upload's key the
 	// object is committed under: a new version in a versioned bucket.
 	VersionKey string

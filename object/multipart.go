@@ -174,7 +174,7 @@ func (l *Layer) commitUpload(ctx context.Context, bucket, key, uploadID string, 
 	}
 	// Last, right before the commit, to keep the window small (see
 	// checkPutCondition for the race it leaves).
-	if err := l.checkPutCondition(ctx, bucket, key, PutOptions{IfMatch: opts.IfMatch, IfNoneMatch: opts.IfNoneMatch}); err != nil {
+	if err := l.checkPutCondition(ctx, bucket, key, PutOptions{IfMatch: opts.IfMatch, IfNoneMatch: opts.IfNoneMatch, Current: opts.Current}); err != nil {
 		return ObjectInfo{}, err
 	}
 	err = l.commitVersion(ctx, "complete upload", o, ready, func(ctx context.Context, c ShardClient, rec *meta.Object) error {

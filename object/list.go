@@ -307,7 +307,12 @@ func (m *merger) refill(ctx context.Context) error {
 			c.after = max(c.after, meta.PastPrefix(m.skip))
 		}
 	}
-	rs := fanout(ctx, m.l, peers, m.l.cfg.PeerTimeout, func(ctx context.Context, i int, sc ShardClient) ([]meta.Entry, error) {
+	// A listing tolerates m failed peers, so a round needs answers from
+	// the rest only: a stalled peer within that budget is left out rather
+	// than waited on for its whole timeout on every page (and on every
+	// read of a versioned key's latest version, which lists).
+	need := max(len(dry)-max(m.tolerate-len(m.failures), 0), 1)
+	rs := fanoutQuorum(ctx, m.l, peers, m.l.cfg.PeerTimeout, need, func(ctx context.Context, i int, sc ShardClient) ([]meta.Entry, error) {
 		return sc.List(ctx, m.bucket, m.prefix, dry[i].after, m.batch, m.fold())
 	})
 	bucketGone := m.absorb(dry, rs)

@@ -260,9 +260,9 @@ func TestPostObjectForms(t *testing.T) {
 			f.extra = [][2]string{{"x-amz-checksum-crc32", "0wiusg=="}, {"x-amz-checksum-crc32c", "M3m0yg=="}}
 		}, "", 400, "InvalidRequest", "Expecting a single x-amz-checksum- header. Multiple checksum Types are not allowed.", nil},
 		{"website redirect, refused as on PUT", func(f *postForm) {
-			f.conds = []any{map[string]string{"x-amz-website-redirect-location": "/elsewhere"}}
-			f.extra = [][2]string{{"x-amz-website-redirect-location", "/elsewhere"}}
-		}, "", 501, "NotImplemented", "The X-Amz-Website-Redirect-Location header is not supported.", nil},
+			f.conds = []any{map[string]string{"x-amz-website-redirect-location": "ftp://elsewhere"}}
+			f.extra = [][2]string{{"x-amz-website-redirect-location", "ftp://elsewhere"}}
+		}, "", 400, "InvalidRedirectLocation", "The website redirect location must have a prefix of 'http://' or 'https://' or '/'.", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := base

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"cmp"
+	"maps"
 	"net/http"
 	"net/url"
 	"strings"
@@ -116,8 +117,9 @@ func parseCopy(r *http.Request) (copyRequest, error) {
 	}
 	if !p.opts.Replace {
 		// COPY keeps the source's metadata; only a storage class change
-		// is taken from the request.
-		p.opts.Put = object.PutOptions{StorageClass: p.opts.Put.StorageClass}
+		// and a website redirect (never the source's) are taken from the
+		// request.
+		p.opts.Put = object.PutOptions{StorageClass: p.opts.Put.StorageClass, Headers: redirectOnly(p.opts.Put.Headers)}
 	}
 	self := p.srcBucket == p.dstBucket && p.srcKey == p.dstKey && p.srcVersion == ""
 	if self && !p.opts.Replace && !replaceTags && p.opts.Put.StorageClass == "" {
@@ -125,6 +127,14 @@ func parseCopy(r *http.Request) (copyRequest, error) {
 	}
 	p.srcCond = readPreconditions(r.Header, "X-Amz-Copy-Source-")
 	return p, nil
+}
+
+// redirectOnly keeps the website redirect of a COPY request's headers.
+func redirectOnly(headers map[string]string) map[string]string {
+	if v, ok := headers[redirectHeader]; ok {
+		return map[string]string{redirectHeader: v}
+	}
+	return nil
 }
 
 func (g *gateway) copyObject(w http.ResponseWriter, r *http.Request) error {
@@ -145,8 +155,14 @@ func (g *gateway) copyObject(w http.ResponseWriter, r *http.Request) error {
 		// as in S3: the lock comes from the request or the destination
 		// bucket's default, so the metadata is passed on explicitly.
 		p.opts.Replace = true
+		headers := withoutLock(srcInfo.Headers)
+		if headers == nil {
+			headers = map[string]string{}
+		}
+		delete(headers, redirectHeader)
+		maps.Copy(headers, p.opts.Put.Headers)
 		p.opts.Put = object.PutOptions{ContentType: srcInfo.ContentType, UserMeta: srcInfo.UserMeta,
-			Headers: withoutLock(srcInfo.Headers), StorageClass: cmp.Or(p.opts.Put.StorageClass, srcInfo.StorageClass)}
+			Headers: headers, StorageClass: cmp.Or(p.opts.Put.StorageClass, srcInfo.StorageClass)}
 	}
 	if err := g.lockOnWrite(r.Context(), p.dstBucket, r.Header, &p.opts.Put); err != nil {
 		return err

@@ -50,6 +50,7 @@ const (
 	errEntityTooSmall
 	errEntityTooLarge
 	errInvalidStorageClass
+	errInvalidRedirectLocation
 	errCodeTooWide
 	errInvalidRange
 	errServiceUnavailable
@@ -130,6 +131,7 @@ var errorTable = map[errCode]apiError{
 	errEntityTooSmall:                    {"EntityTooSmall", http.StatusBadRequest, "Your proposed upload is smaller than the minimum allowed size"},
 	errEntityTooLarge:                    {"EntityTooLarge", http.StatusBadRequest, "Your proposed upload exceeds the maximum allowed object size."},
 	errInvalidStorageClass:               {"InvalidStorageClass", http.StatusBadRequest, "The storage class you specified is not valid."},
+	errInvalidRedirectLocation:           {"InvalidRedirectLocation", http.StatusBadRequest, "The website redirect location must have a prefix of 'http://' or 'https://' or '/'."},
 	errCodeTooWide:                       {"InvalidStorageClass", http.StatusBadRequest, "The storage class's erasure code needs more storage peers than the cluster has."},
 	errInvalidRange:                      {"InvalidRange", http.StatusRequestedRangeNotSatisfiable, "The requested range is not satisfiable"},
 	errServiceUnavailable:                {"ServiceUnavailable", http.StatusServiceUnavailable, "Too few storage peers answered; please retry."},

@@ -22,14 +22,21 @@ const (
 // on GET and HEAD.
 var storedHeaders = []string{"Cache-Control", "Content-Disposition", "Content-Encoding", "Content-Language", "Expires"}
 
+// redirectHeader is stored with the object and returned on GET and HEAD,
+// as S3 does; tessera serves no website, so nothing follows it. Unlike the
+// storedHeaders, a copy does not take it from its source (S3's rule).
+const redirectHeader = "X-Amz-Website-Redirect-Location"
+
+// maxRedirect is S3's limit on a website redirect location, in bytes.
+const maxRedirect = 2 << 10
+
 // refusedHeaders name features that would silently change meaning if
-// ignored (encryption, website redirects): a request carrying one is
-// refused with NotImplemented.
+// ignored (encryption): a request carrying one is refused with
+// NotImplemented.
 var refusedHeaders = []string{
 	"X-Amz-Server-Side-Encryption",
 	"X-Amz-Server-Side-Encryption-Customer-Algorithm",
 	"X-Amz-Server-Side-Encryption-Aws-Kms-Key-Id",
-	"X-Amz-Website-Redirect-Location",
 }
 
 // lockHeaders set a new version's object lock (lockOnWrite); POST
@@ -74,6 +81,9 @@ func parsePutOptions(h http.Header) (object.PutOptions, error) {
 			opts.Headers[name] = v
 		}
 	}
+	if err := readRedirect(h, opts.Headers); err != nil {
+		return object.PutOptions{}, err
+	}
 	tags, err := parseTagHeader(h.Get("X-Amz-Tagging"))
 	if err != nil {
 		return object.PutOptions{}, err
@@ -89,6 +99,20 @@ func parsePutOptions(h http.Header) (object.PutOptions, error) {
 		}
 	}
 	return opts, nil
+}
+
+// readRedirect checks a website redirect location as S3 does (a path
+// from the root or an http(s) URL, at most 2 KiB) and adds it to headers.
+func readRedirect(h http.Header, headers map[string]string) error {
+	v := h.Get(redirectHeader)
+	if v == "" {
+		return nil
+	}
+	if len(v) > maxRedirect || !(strings.HasPrefix(v, "/") || strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "https://")) {
+		return apiErr(errInvalidRedirectLocation)
+	}
+	headers[redirectHeader] = v
+	return nil
 }
 
 // userMeta collects x-amz-meta-* headers under lowercase names without the

@@ -216,7 +216,7 @@ func postPutOptions(fields, names map[string]string) (object.PutOptions, error) 
 	for lk, v := range fields {
 		if lk == "content-type" || strings.HasPrefix(lk, metaPrefix) || lk == "x-amz-storage-class" ||
 			lk == "cache-control" || lk == "content-disposition" || lk == "content-encoding" || lk == "expires" ||
-			lk == "content-language" || lk == "tagging" || refusedField(lk) {
+			lk == "content-language" || lk == "tagging" || lk == "x-amz-website-redirect-location" || refusedField(lk) {
 			h.Set(names[lk], v)
 		}
 	}

@@ -137,9 +137,9 @@ var postErrorCases = []struct {
 		conds: []any{map[string]string{"x-amz-checksum-crc32": "0wiusg=="}, map[string]string{"x-amz-checksum-crc32c": "M3m0yg=="}},
 		extra: [][2]string{{"x-amz-checksum-crc32", "0wiusg=="}, {"x-amz-checksum-crc32c", "M3m0yg=="}}},
 		400, "InvalidRequest", "Expecting a single x-amz-checksum- header. Multiple checksum Types are not allowed.", nil},
-	{"website redirect, as a PUT", formSpec{conds: []any{map[string]string{"x-amz-website-redirect-location": "/x"}},
-		extra: [][2]string{{"x-amz-website-redirect-location", "/x"}}},
-		501, "NotImplemented", "The X-Amz-Website-Redirect-Location header is not supported.", nil},
+	{"website redirect, as a PUT", formSpec{conds: []any{map[string]string{"x-amz-website-redirect-location": "ftp://x"}},
+		extra: [][2]string{{"x-amz-website-redirect-location", "ftp://x"}}},
+		400, "InvalidRedirectLocation", "The website redirect location must have a prefix of 'http://' or 'https://' or '/'.", nil},
 }
 
 func TestPostFormErrors(t *testing.T) {

@@ -129,7 +129,15 @@ func TestLifecycleExpires(t *testing.T) {
 // lifecycle work; one is killed (SIGKILL) while expiring, and the other
 // takes its buckets over: every object the rules name expires, every
 // other object stays byte-exact.
-func TestLifecycleGatewayKilled(t *testing.T) {
+func TestLifecycleGatewayKilled(t *testing.T) { lifecycleGatewayKilled(t, false) }
+
+// TestLifecycleGatewayKilledVersioned is TestLifecycleGatewayKilled on
+// versioned buckets, where an expiry writes a delete marker: every named
+// key ends with exactly one marker over its one version (the marker is
+// written once, whichever gateway got to it), and nothing else changes.
+func TestLifecycleGatewayKilledVersioned(t *testing.T) { lifecycleGatewayKilled(t, true) }
+
+func lifecycleGatewayKilled(t *testing.T, versioned bool) {
 	needFull(t)
 	t.Setenv("TESSERA_LIFECYCLE_DAY", "2s")
 	c, a, ma, mb := startTwoGateways(t)
@@ -139,6 +147,11 @@ func TestLifecycleGatewayKilled(t *testing.T) {
 	for i := range buckets {
 		name := fmt.Sprintf("lc%d", i)
 		makeBucketSoon(t, ma, name)
+		if versioned {
+			if err := ma.EnableVersioning(ctx, name); err != nil {
+				t.Fatal(err)
+			}
+		}
 		for j := range expiring {
 			key := fmt.Sprintf("exp/%03d", j)
 			if _, err := ma.PutObject(ctx, name, key, strings.NewReader(key), int64(len(key)), minio.PutObjectOptions{}); err != nil {
@@ -179,6 +192,39 @@ func TestLifecycleGatewayKilled(t *testing.T) {
 	t.Logf("the rest expired %.1f s after the kill", time.Since(killed).Seconds())
 	for _, set := range sets {
 		set.verify(ctx, t, mb)
+	}
+	if versioned {
+		checkOneMarkerEach(ctx, t, mb, buckets, expiring)
+	}
+}
+
+// checkOneMarkerEach checks that every exp/ key of buckets lc0.. holds
+// its one version and exactly one delete marker over it.
+func checkOneMarkerEach(ctx context.Context, t *testing.T, mc *minio.Client, buckets, expiring int) {
+	t.Helper()
+	for i := range buckets {
+		name := fmt.Sprintf("lc%d", i)
+		markers, versions := map[string]int{}, map[string]int{}
+		latestMarker := map[string]bool{}
+		for o := range mc.ListObjects(ctx, name, minio.ListObjectsOptions{Prefix: "exp/", Recursive: true, WithVersions: true}) {
+			if o.Err != nil {
+				t.Fatal(o.Err)
+			}
+			if o.IsDeleteMarker {
+				markers[o.Key]++
+				latestMarker[o.Key] = latestMarker[o.Key] || o.IsLatest
+			} else {
+				versions[o.Key]++
+			}
+		}
+		if len(versions) != expiring {
+			t.Errorf("%s: %d keys with a version, want %d", name, len(versions), expiring)
+		}
+		for k, n := range versions {
+			if n != 1 || markers[k] != 1 || !latestMarker[k] {
+				t.Errorf("%s/%s: %d versions, %d delete markers (latest %v), want 1, 1 and the marker latest", name, k, n, markers[k], latestMarker[k])
+			}
+		}
 	}
 }
 

@@ -2,9 +2,7 @@ package gateway
 
 import (
 	"context"
-	"errors"
 
-	"tessera/meta"
 	"tessera/object"
 	"tessera/versioning"
 )
@@ -48,31 +46,7 @@ func (g *gateway) listLatest(ctx context.Context, p listRequest) (object.ListRes
 	return res, err
 }
 
-// storedVersions is the stored objects of key: its null version, if any,
-// then its version keys in listing order, the newest limit of them (0:
-// all).
+// storedVersions is versioning.StoredVersions through the backend.
 func (g *gateway) storedVersions(ctx context.Context, bucket, key string, limit int) ([]object.ObjectInfo, error) {
-	var out []object.ObjectInfo
-	info, err := g.be.HeadObject(ctx, bucket, key)
-	switch {
-	case err == nil:
-		out = append(out, info)
-	case !errors.Is(err, object.ErrObjectNotFound):
-		return nil, err
-	}
-	pageSize := object.DefaultMaxKeys
-	if limit > 0 {
-		pageSize = limit
-	}
-	for after := ""; ; {
-		page, err := g.be.ListObjects(ctx, bucket, object.ListOptions{Prefix: meta.VersionPrefix(key), After: after, MaxKeys: pageSize})
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, page.Objects...)
-		if !page.IsTruncated || limit > 0 {
-			return out, nil
-		}
-		after = page.NextAfter
-	}
+	return versioning.StoredVersions(ctx, g.be, bucket, key, limit)
 }

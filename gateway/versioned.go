@@ -207,14 +207,7 @@ func (g *gateway) resolve(ctx context.Context, bucket, key, versionID string) (t
 // write, which goes to a new version key: the latest of its stored
 // versions, none when that is a delete marker.
 func (g *gateway) current(bucket, key string) object.CurrentFunc {
-	return func(ctx context.Context) (string, bool, error) {
-		objs, err := g.storedVersions(ctx, bucket, key, 1)
-		if err != nil {
-			return "", false, err
-		}
-		info, ok := versioning.LatestOf(objs)
-		return info.ETag, ok, nil
-	}
+	return versioning.Current(g.be, bucket, key)
 }
 
 // latest is key's latest version in a versioned bucket: the newer of its

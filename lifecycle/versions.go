@@ -90,9 +90,14 @@ func (w *Worker) versionGroup(ctx context.Context, bucket string, c *Configurati
 // markExpired makes a delete marker key's current version when a rule
 // still expires the current version (storedKey) as its record reads now:
 // a new version in an enabled bucket, the null version in a suspended
-// one. A version written between that read and the marker is hidden by
-// the marker, as it would be by a DELETE at that moment; it stays listed
-// among the versions.
+// one. The marker is a conditional write that commits only while
+// storedKey is still the latest version, checked right before the commit
+// (versioning.StillLatest): a version written since the scan stays
+// current, and a second worker that scanned the same key (while the
+// buckets' owners change) finds the first one's marker and writes none.
+// Only a write inside the layer's check-to-commit window can still be
+// hidden, as by a DELETE at that moment; it stays listed among the
+// versions.
 func (w *Worker) markExpired(ctx context.Context, bucket string, c *Configuration, st versioning.Status, key, storedKey string) error {
 	if err := w.limit.Wait(ctx); err != nil {
 		return err
@@ -113,7 +118,13 @@ func (w *Worker) markExpired(ctx context.Context, bucket string, c *Configuratio
 	if st == versioning.Enabled {
 		marker = meta.VersionKey(key, w.cfg.Store.NewVersionID())
 	}
-	if _, err := w.cfg.Store.PutObject(ctx, bucket, marker, bytes.NewReader(nil), 0, object.PutOptions{DeleteMarker: true}); err != nil {
+	opts := object.PutOptions{DeleteMarker: true, IfMatch: info.ETag, Current: versioning.StillLatest(w.cfg.Store, bucket, key, storedKey)}
+	_, err = w.cfg.Store.PutObject(ctx, bucket, marker, bytes.NewReader(nil), 0, opts)
+	if errors.Is(err, object.ErrPreconditionFailed) || errors.Is(err, object.ErrObjectNotFound) {
+		w.log.Debug().Str("bucket", bucket).Str("key", key).Msg("lifecycle: not expired, a newer version or marker came first")
+		return nil
+	}
+	if err != nil {
 		return w.failed(bucket, key, err)
 	}
 	w.count(func(s *Stats) { s.Expired++ })

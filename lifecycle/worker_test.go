@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -24,9 +25,10 @@ type fakeStore struct {
 	versioning []byte
 	objects    map[string]object.ObjectInfo
 	uploads    []object.UploadInfo
-	// beforeDelete runs inside DeleteObjectIf before the check: a write
-	// racing the worker.
-	beforeDelete func(key string)
+	// beforeDelete runs inside DeleteObjectIf before the check, and
+	// beforePut inside PutObject before its condition: a write racing
+	// the worker.
+	beforeDelete, beforePut func(key string)
 	// versionAt is the write time of what PutObject stores; versionID is
 	// the ID NewVersionID gives.
 	versionAt time.Time
@@ -43,7 +45,23 @@ func (f *fakeStore) HeadObject(_ context.Context, _, key string) (object.ObjectI
 	return o, nil
 }
 
-func (f *fakeStore) PutObject(_ context.Context, _, key string, _ io.Reader, size int64, opts object.PutOptions) (object.ObjectInfo, error) {
+// PutObject honours IfMatch against opts.Current, as the object layer
+// does right before its commit.
+func (f *fakeStore) PutObject(ctx context.Context, _, key string, _ io.Reader, size int64, opts object.PutOptions) (object.ObjectInfo, error) {
+	if f.beforePut != nil {
+		f.beforePut(key)
+	}
+	if opts.IfMatch != "" && opts.Current != nil {
+		etag, ok, err := opts.Current(ctx)
+		switch {
+		case err != nil:
+			return object.ObjectInfo{}, err
+		case !ok:
+			return object.ObjectInfo{}, object.ErrObjectNotFound
+		case etag != opts.IfMatch:
+			return object.ObjectInfo{}, object.ErrPreconditionFailed
+		}
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	o := object.ObjectInfo{Key: key, Size: size, ModTime: f.versionAt, DeleteMarker: opts.DeleteMarker}
@@ -72,7 +90,7 @@ func (f *fakeStore) ListObjects(_ context.Context, _ string, opts object.ListOpt
 	defer f.mu.Unlock()
 	var keys []string
 	for k := range f.objects {
-		if k > opts.After {
+		if k > opts.After && strings.HasPrefix(k, opts.Prefix) {
 			keys = append(keys, k)
 		}
 	}
@@ -275,6 +293,56 @@ func TestWorkerVersionedBucket(t *testing.T) {
 		}
 		if s := w.Stats(); s.Expired != 1 || s.Noncurrent != 2 || s.Errors != 0 {
 			t.Errorf("%s: stats %+v", st, s)
+		}
+	}
+}
+
+// An expiry's delete marker commits only while the version the scan
+// found is still the latest: a version written after the scan (even with
+// the same bytes and ETag) stays current, and a marker another worker
+// wrote first is not doubled.
+func TestWorkerMarkerRaces(t *testing.T) {
+	now := time.Date(2026, 12, 10, 12, 0, 0, 0, time.UTC)
+	old := now.Add(-240 * time.Hour)
+	vk := func(t time.Time) string { return meta.VersionKey("a", meta.NewVersionID(t.UnixNano())) }
+	scanned, racing := vk(old), vk(now.Add(-time.Minute))
+	cases := []struct {
+		name       string
+		race       *object.ObjectInfo // written between the scan and the marker
+		wantMarker bool
+	}{
+		{"no race", nil, true},
+		{"a newer version with the same ETag", &object.ObjectInfo{Key: racing, ModTime: now, ETag: "e"}, false},
+		{"another worker's marker", &object.ObjectInfo{Key: racing, ModTime: now, DeleteMarker: true}, false},
+	}
+	for _, c := range cases {
+		f := &fakeStore{
+			config:     []byte(rules(`<Rule><ID>x</ID><Status>Enabled</Status><Filter><Prefix>a</Prefix></Filter><Expiration><Days>1</Days></Expiration></Rule>`)),
+			versioning: []byte(`<VersioningConfiguration><Status>Enabled</Status></VersioningConfiguration>`),
+			objects:    map[string]object.ObjectInfo{scanned: {Key: scanned, ModTime: old, ETag: "e"}},
+			versionAt:  now,
+			versionID:  meta.NewVersionID(now.UnixNano()),
+		}
+		if c.race != nil {
+			f.beforePut = func(string) {
+				f.mu.Lock()
+				defer f.mu.Unlock()
+				f.objects[c.race.Key] = *c.race
+			}
+		}
+		w := New(Config{Store: f, Now: func() time.Time { return now }, Rate: 1e6})
+		if err := w.Pass(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		marker := meta.VersionKey("a", f.versionID)
+		if _, got := f.objects[marker]; got != c.wantMarker {
+			t.Errorf("%s: marker written %v, want %v", c.name, got, c.wantMarker)
+		}
+		if _, ok := f.objects[scanned]; !ok {
+			t.Errorf("%s: the expired version itself was removed", c.name)
+		}
+		if s := w.Stats(); s.Errors != 0 || (s.Expired == 1) != c.wantMarker {
+			t.Errorf("%s: stats %+v", c.name, s)
 		}
 	}
 }

@@ -122,7 +122,9 @@ func parseCopy(r *http.Request) (copyRequest, error) {
 		p.opts.Put = object.PutOptions{StorageClass: p.opts.Put.StorageClass, Headers: redirectOnly(p.opts.Put.Headers)}
 	}
 	self := p.srcBucket == p.dstBucket && p.srcKey == p.dstKey && p.srcVersion == ""
-	if self && !p.opts.Replace && !replaceTags && p.opts.Put.StorageClass == "" {
+	// As in S3, a copy onto itself must change something: the metadata,
+	// the tags, the storage class or the website redirect.
+	if self && !p.opts.Replace && !replaceTags && p.opts.Put.StorageClass == "" && p.opts.Put.Headers[redirectHeader] == "" {
 		return p, apiErr(errCopyToSelf)
 	}
 	p.srcCond = readPreconditions(r.Header, "X-Amz-Copy-Source-")

@@ -18,39 +18,34 @@ func TestWebsiteRedirect(t *testing.T) {
 	if mp.Code != http.StatusOK {
 		t.Fatalf("CreateMultipartUpload with a redirect: %d", mp.Code)
 	}
-	cases := []struct {
-		name, method, target string
+	reads := []struct{ name, method, target, want string }{
+		{"GET", http.MethodGet, "/bkt/src", "/elsewhere"},
+		{"HEAD", http.MethodHead, "/bkt/src", "/elsewhere"},
+	}
+	copies := []struct {
+		name, source, target string
 		header               map[string]string
 		want                 string
 	}{
-		{"GET", http.MethodGet, "/bkt/src", nil, "/elsewhere"},
-		{"HEAD", http.MethodHead, "/bkt/src", nil, "/elsewhere"},
+		{"COPY drops the source's", "bkt/src", "/bkt/c1", nil, ""},
+		{"COPY takes the request's", "bkt/src", "/bkt/c2", map[string]string{hdr: "http://example.com/"}, "http://example.com/"},
+		{"REPLACE without one", "bkt/src", "/bkt/c3", map[string]string{"X-Amz-Metadata-Directive": "REPLACE"}, ""},
+		{"REPLACE takes the request's", "bkt/src", "/bkt/c4", map[string]string{"X-Amz-Metadata-Directive": "REPLACE", hdr: "/r"}, "/r"},
+		// c1 has none: setting one is a change, so the copy is allowed.
+		{"onto itself with a new one", "bkt/c1", "/bkt/c1", map[string]string{hdr: "/s"}, "/s"},
 	}
-	copies := []struct {
-		name   string
-		header map[string]string
-		want   string
-	}{
-		{"COPY drops the source's", nil, ""},
-		{"COPY takes the request's", map[string]string{hdr: "http://example.com/"}, "http://example.com/"},
-		{"REPLACE without one", map[string]string{"X-Amz-Metadata-Directive": "REPLACE"}, ""},
-		{"REPLACE takes the request's", map[string]string{"X-Amz-Metadata-Directive": "REPLACE", hdr: "/r"}, "/r"},
-	}
-	for i, c := range copies {
-		dst := "/bkt/copy" + strings.Repeat("x", i)
-		hd := map[string]string{"X-Amz-Copy-Source": "bkt/src"}
+	for _, c := range copies {
+		hd := map[string]string{"X-Amz-Copy-Source": c.source}
 		for k, v := range c.header {
 			hd[k] = v
 		}
-		mustDo(t, h, req{method: http.MethodPut, target: dst, header: hd})
-		cases = append(cases, struct {
-			name, method, target string
-			header               map[string]string
-			want                 string
-		}{c.name, http.MethodHead, dst, nil, c.want})
+		mustDo(t, h, req{method: http.MethodPut, target: c.target, header: hd})
+		if got := mustDo(t, h, req{method: http.MethodHead, target: c.target}).Header().Get(hdr); got != c.want {
+			t.Errorf("%s: redirect %q, want %q", c.name, got, c.want)
+		}
 	}
-	for _, c := range cases {
-		rec := do(h, req{method: c.method, target: c.target, header: c.header})
+	for _, c := range reads {
+		rec := do(h, req{method: c.method, target: c.target})
 		if rec.Code != http.StatusOK || rec.Header().Get(hdr) != c.want {
 			t.Errorf("%s %s: %d, redirect %q, want %q", c.name, c.target, rec.Code, rec.Header().Get(hdr), c.want)
 		}

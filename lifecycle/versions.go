@@ -92,7 +92,7 @@ func (w *Worker) versionGroup(ctx context.Context, bucket string, c *Configurati
 // a new version in an enabled bucket, the null version in a suspended
 // one. The marker is a conditional write that commits only while
 // storedKey is still the latest version, checked right before the commit
-// (versioning.StillLatest): a version written since the scan stays
+// (PutOptions.IfStored): a version written since the scan stays
 // current, and a second worker that scanned the same key (while the
 // buckets' owners change) finds the first one's marker and writes none.
 // Only a write inside the layer's check-to-commit window can still be
@@ -118,7 +118,7 @@ func (w *Worker) markExpired(ctx context.Context, bucket string, c *Configuratio
 	if st == versioning.Enabled {
 		marker = meta.VersionKey(key, w.cfg.Store.NewVersionID())
 	}
-	opts := object.PutOptions{DeleteMarker: true, IfMatch: info.ETag, Current: versioning.StillLatest(w.cfg.Store, bucket, key, storedKey)}
+	opts := object.PutOptions{DeleteMarker: true, IfMatch: info.ETag, IfStored: storedKey, Current: versioning.Current(w.cfg.Store, bucket, key)}
 	_, err = w.cfg.Store.PutObject(ctx, bucket, marker, bytes.NewReader(nil), 0, opts)
 	if errors.Is(err, object.ErrPreconditionFailed) || errors.Is(err, object.ErrObjectNotFound) {
 		w.log.Debug().Str("bucket", bucket).Str("key", key).Msg("lifecycle: not expired, a newer version or marker came first")

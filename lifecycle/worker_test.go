@@ -45,20 +45,20 @@ func (f *fakeStore) HeadObject(_ context.Context, _, key string) (object.ObjectI
 	return o, nil
 }
 
-// PutObject honours IfMatch against opts.Current, as the object layer
-// does right before its commit.
+// PutObject honours IfMatch and IfStored against opts.Current, as the
+// object layer does right before its commit.
 func (f *fakeStore) PutObject(ctx context.Context, _, key string, _ io.Reader, size int64, opts object.PutOptions) (object.ObjectInfo, error) {
 	if f.beforePut != nil {
 		f.beforePut(key)
 	}
 	if opts.IfMatch != "" && opts.Current != nil {
-		etag, ok, err := opts.Current(ctx)
+		cur, ok, err := opts.Current(ctx)
 		switch {
 		case err != nil:
 			return object.ObjectInfo{}, err
 		case !ok:
 			return object.ObjectInfo{}, object.ErrObjectNotFound
-		case etag != opts.IfMatch:
+		case cur.ETag != opts.IfMatch, opts.IfStored != "" && cur.Stored != opts.IfStored:
 			return object.ObjectInfo{}, object.ErrPreconditionFailed
 		}
 	}

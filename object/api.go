@@ -90,12 +90,20 @@ type ObjectInfo struct {
 	DeleteMarker bool
 }
 
-// CurrentFunc reports the ETag of a key's current version, and whether
-// it has one (a delete marker is none). In a versioned bucket a write
-// goes to a new version key while the current version is the latest of
-// several stored keys, which only the versioning view above this layer
-// can name, so the gateway passes one for a conditional write there.
-type CurrentFunc func(ctx context.Context) (etag string, exists bool, err error)
+// Current names a key's current version for a conditional write.
+type Current struct {
+	ETag string
+	// Stored is the stored key holding it: the key itself, or one of its
+	// version keys (meta.VersionKey) in a versioned bucket.
+	Stored string
+}
+
+// CurrentFunc reports a key's current version, and whether it has one (a
+// delete marker is none). In a versioned bucket a write goes to a new
+// version key while the current version is the latest of several stored
+// keys, which only the versioning view above this layer can name, so the
+// gateway passes one for a conditional write there.
+type CurrentFunc func(ctx context.Context) (cur Current, exists bool, err error)
 
 // PutOptions carry what a PUT or multipart create stores besides the bytes.
 type PutOptions struct {
@@ -113,6 +121,10 @@ type PutOptions struct {
 	// for the race this leaves.
 	IfNoneMatch string
 	IfMatch     string
+	// IfStored commits only while the current version is the one stored
+	// under this key, so a newer version with the same bytes (and ETag)
+	// stops the write too; it fails as IfMatch does.
+	IfStored string
 	// Current, when set, names the key's current version for IfMatch and
 	// IfNoneMatch instead of the key written.
 	Current CurrentFunc

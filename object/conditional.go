@@ -17,40 +17,44 @@ var ErrPreconditionFailed = errors.New("precondition failed")
 // conditional writers racing inside that window may both succeed, and the
 // later stamp wins. Peers have no atomic conditional commit to close it.
 func (l *Layer) checkPutCondition(ctx context.Context, bucket, key string, opts PutOptions) error {
-	if opts.IfNoneMatch == "" && opts.IfMatch == "" {
+	if opts.IfNoneMatch == "" && opts.IfMatch == "" && opts.IfStored == "" {
 		return nil
 	}
 	current := opts.Current
 	if current == nil {
-		current = func(ctx context.Context) (string, bool, error) { return l.currentETag(ctx, bucket, key) }
+		current = func(ctx context.Context) (Current, bool, error) { return l.current(ctx, bucket, key) }
 	}
-	etag, exists, err := current(ctx)
+	cur, exists, err := current(ctx)
 	if err != nil {
 		return fmt.Errorf("conditional write: %w", err)
 	}
-	if opts.IfNoneMatch != "" && exists && (opts.IfNoneMatch == "*" || opts.IfNoneMatch == etag) {
+	if opts.IfNoneMatch != "" && exists && (opts.IfNoneMatch == "*" || opts.IfNoneMatch == cur.ETag) {
 		return fmt.Errorf("%w: %s/%s exists", ErrPreconditionFailed, bucket, key)
 	}
-	if opts.IfMatch != "" {
-		if !exists {
-			return fmt.Errorf("conditional write: %w", ErrObjectNotFound)
-		}
-		if opts.IfMatch != "*" && opts.IfMatch != etag {
-			return fmt.Errorf("%w: %s/%s has ETag %s", ErrPreconditionFailed, bucket, key, etag)
-		}
+	if opts.IfMatch == "" && opts.IfStored == "" {
+		return nil
+	}
+	if !exists {
+		return fmt.Errorf("conditional write: %w", ErrObjectNotFound)
+	}
+	if opts.IfMatch != "" && opts.IfMatch != "*" && opts.IfMatch != cur.ETag {
+		return fmt.Errorf("%w: %s/%s has ETag %s", ErrPreconditionFailed, bucket, key, cur.ETag)
+	}
+	if opts.IfStored != "" && opts.IfStored != cur.Stored {
+		return fmt.Errorf("%w: %s/%s is now stored as %q", ErrPreconditionFailed, bucket, key, cur.Stored)
 	}
 	return nil
 }
 
-// currentETag is the CurrentFunc of an unversioned key: its one stored
+// current is the CurrentFunc of an unversioned key: its one stored
 // object.
-func (l *Layer) currentETag(ctx context.Context, bucket, key string) (string, bool, error) {
+func (l *Layer) current(ctx context.Context, bucket, key string) (Current, bool, error) {
 	v, err := l.resolve(ctx, bucket, key)
 	switch {
 	case errors.Is(err, ErrObjectNotFound):
-		return "", false, nil
+		return Current{}, false, nil
 	case err != nil:
-		return "", false, err
+		return Current{}, false, err
 	}
-	return v.obj.ETag, true, nil
+	return Current{ETag: v.obj.ETag, Stored: key}, true, nil
 }

@@ -167,31 +167,42 @@ func TestConditionsOnCurrent(t *testing.T) {
 	ctx := context.Background()
 	errView := errors.New("listing failed")
 	named := func(etag string, exists bool, err error) CurrentFunc {
-		return func(context.Context) (string, bool, error) { return etag, exists, err }
+		return func(context.Context) (Current, bool, error) {
+			return Current{ETag: etag, Stored: "put@v1"}, exists, err
+		}
 	}
 	cases := []struct {
 		name                 string
 		current              CurrentFunc
 		ifMatch, ifNoneMatch string
-		want                 error // nil: committed
+		ifStored             string // PUT only: a complete has no such condition
+		want                 error  // nil: committed
 	}{
-		{"if-none-match, a current version", named("e1", true, nil), "", "*", ErrPreconditionFailed},
-		{"if-none-match, a delete marker", named("", false, nil), "", "*", nil},
-		{"if-match, its ETag", named("e1", true, nil), "e1", "", nil},
-		{"if-match, another ETag", named("e1", true, nil), "e2", "", ErrPreconditionFailed},
-		{"if-match, a delete marker", named("", false, nil), "e1", "", ErrObjectNotFound},
-		{"the view fails", named("", false, errView), "", "*", errView},
+		{"if-none-match, a current version", named("e1", true, nil), "", "*", "", ErrPreconditionFailed},
+		{"if-none-match, a delete marker", named("", false, nil), "", "*", "", nil},
+		{"if-match, its ETag", named("e1", true, nil), "e1", "", "", nil},
+		{"if-match, another ETag", named("e1", true, nil), "e2", "", "", ErrPreconditionFailed},
+		{"if-match, a delete marker", named("", false, nil), "e1", "", "", ErrObjectNotFound},
+		{"the view fails", named("", false, errView), "", "*", "", errView},
+		{"if-stored, its key", named("e1", true, nil), "e1", "", "put@v1", nil},
+		{"if-stored, the same ETag under a newer key", named("e1", true, nil), "e1", "", "put@v0", ErrPreconditionFailed},
+		{"if-stored alone, a newer key", named("e1", true, nil), "", "", "put@v0", ErrPreconditionFailed},
+		{"if-stored, a delete marker", named("", false, nil), "", "", "put@v1", ErrObjectNotFound},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			l, _ := newTestLayer(t)
 			data := randBytes(3, 200)
 			_, err := l.PutObject(ctx, testBucket, "put", bytes.NewReader(data), int64(len(data)),
-				PutOptions{IfMatch: c.ifMatch, IfNoneMatch: c.ifNoneMatch, Current: c.current})
+				PutOptions{IfMatch: c.ifMatch, IfNoneMatch: c.ifNoneMatch, IfStored: c.ifStored, Current: c.current})
 			id, part := newUpload(t, l, "mp", data)
 			_, mpErr := l.CompleteMultipart(ctx, testBucket, "mp", id, []CompletePart{part},
 				CompleteOptions{IfMatch: c.ifMatch, IfNoneMatch: c.ifNoneMatch, Current: c.current})
-			for op, err := range map[string]error{"put": err, "mp": mpErr} {
+			results := map[string]error{"put": err, "mp": mpErr}
+			if c.ifStored != "" {
+				delete(results, "mp")
+			}
+			for op, err := range results {
 				if c.want == nil {
 					if err != nil {
 						t.Fatalf("%s: %v", op, err)

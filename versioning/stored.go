@@ -43,39 +43,19 @@ func StoredVersions(ctx context.Context, r Reader, bucket, key string, limit int
 	}
 }
 
-// Current is the object.CurrentFunc of key in a versioned bucket: the
-// ETag of its latest version, none when that is a delete marker.
+// Current is the object.CurrentFunc of key in a versioned bucket: its
+// latest version (the stored key and its ETag), none when that is a
+// delete marker.
 func Current(r Reader, bucket, key string) object.CurrentFunc {
-	return func(ctx context.Context) (string, bool, error) {
+	return func(ctx context.Context) (object.Current, bool, error) {
 		objs, err := StoredVersions(ctx, r, bucket, key, 1)
 		if err != nil {
-			return "", false, err
-		}
-		info, ok := LatestOf(objs)
-		return info.ETag, ok, nil
-	}
-}
-
-// StillLatest is an object.CurrentFunc for a write meant only while
-// storedKey is key's latest version, with IfMatch its ETag: it reports
-// that ETag while storedKey is the latest, no current version when the
-// latest is a delete marker (If-Match then fails as on a missing key),
-// and otherwise a current version with an empty ETag, which no If-Match
-// names. So a newer version with the same bytes (and ETag) still stops
-// the write, which an ETag alone would not.
-func StillLatest(r Reader, bucket, key, storedKey string) object.CurrentFunc {
-	return func(ctx context.Context) (string, bool, error) {
-		objs, err := StoredVersions(ctx, r, bucket, key, 1)
-		if err != nil {
-			return "", false, err
+			return object.Current{}, false, err
 		}
 		info, ok := LatestOf(objs)
 		if !ok {
-			return "", false, nil
+			return object.Current{}, false, nil
 		}
-		if info.Key != storedKey {
-			return "", true, nil
-		}
-		return info.ETag, true, nil
+		return object.Current{ETag: info.ETag, Stored: info.Key}, true, nil
 	}
 }

@@ -110,8 +110,12 @@ func (g *gateway) authenticate(next http.Handler) http.Handler {
 		if res.Body != nil {
 			r.Body = res.Body
 		}
-		ctx := context.WithValue(r.Context(), resultKey{}, res)
-		next.ServeHTTP(w, r.WithContext(ctx))
+		r = r.WithContext(context.WithValue(r.Context(), resultKey{}, res))
+		if err := g.checkExpectedOwner(r); err != nil {
+			writeError(w, r, err)
+			return
+		}
+		next.ServeHTTP(w, r)
 	})
 }
 

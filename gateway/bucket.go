@@ -87,6 +87,9 @@ func (g *gateway) createBucket(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if err := checkObjectOwnership(r.Header); err != nil {
+		return err
+	}
 	locked := strings.EqualFold(r.Header.Get("X-Amz-Bucket-Object-Lock-Enabled"), "true")
 	body, err := g.readBody(w, r)
 	if err != nil {

@@ -51,6 +51,7 @@ const (
 	errEntityTooLarge
 	errInvalidStorageClass
 	errInvalidRedirectLocation
+	errInvalidBucketACLWithOwnership
 	errCodeTooWide
 	errInvalidRange
 	errServiceUnavailable
@@ -132,6 +133,7 @@ var errorTable = map[errCode]apiError{
 	errEntityTooLarge:                    {"EntityTooLarge", http.StatusBadRequest, "Your proposed upload exceeds the maximum allowed object size."},
 	errInvalidStorageClass:               {"InvalidStorageClass", http.StatusBadRequest, "The storage class you specified is not valid."},
 	errInvalidRedirectLocation:           {"InvalidRedirectLocation", http.StatusBadRequest, "The website redirect location must have a prefix of 'http://' or 'https://' or '/'."},
+	errInvalidBucketACLWithOwnership:     {"InvalidBucketAclWithObjectOwnership", http.StatusBadRequest, "Bucket cannot have ACLs set with ObjectOwnership's BucketOwnerEnforced setting"},
 	errCodeTooWide:                       {"InvalidStorageClass", http.StatusBadRequest, "The storage class's erasure code needs more storage peers than the cluster has."},
 	errInvalidRange:                      {"InvalidRange", http.StatusRequestedRangeNotSatisfiable, "The requested range is not satisfiable"},
 	errServiceUnavailable:                {"ServiceUnavailable", http.StatusServiceUnavailable, "Too few storage peers answered; please retry."},

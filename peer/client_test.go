@@ -176,6 +176,11 @@ func TestErrorMapping(t *testing.T) {
 		{"object locked", func() error {
 			return c.Commit(ctx, &meta.Object{Bucket: "bkt", Key: "locked", Stamp: stamp(6, "w"), Deleted: true}, nil)
 		}, meta.ErrObjectLocked, 403},
+		{"object locked, a same-version repair lifting it", func() error {
+			unlocked := *locked
+			unlocked.Headers = map[string]string{}
+			return c.RepairCommit(ctx, &unlocked, nil)
+		}, meta.ErrObjectLocked, 403},
 		{"upload not found", func() error { _, err := c.GetUpload(ctx, "bkt", "u", "u2"); return err }, meta.ErrUploadNotFound, 404},
 		{"abort missing upload", func() error { return c.AbortUpload(ctx, "bkt", "u", "u2") }, meta.ErrUploadNotFound, 404},
 		{"shard not found", func() error { _, err := c.ReadShard(ctx, "bkt", "k", stamp(6, "w"), 1, 0, -1); return err }, meta.ErrNotFound, 404},

@@ -152,6 +152,11 @@ func (s *Store) installIf(o *meta.Object, srcs []string, missing error, sameOK b
 			return err
 		}
 	}
+	if same {
+		if err := lockKept(cur, o); err != nil {
+			return err
+		}
+	}
 	plan, err := s.planKeep(o, cur, curVal, sameOK)
 	if err != nil {
 		return err

@@ -8,11 +8,12 @@ import (
 	"tessera/meta"
 )
 
-// Relabel replaces the record of the version the peer holds with o, whose
-// stamp and shard index must be the same: only what the record says about
-// the other shards (the distribution, the epoch) changes, while this
-// peer's shard files, or its inline bytes, stay as they are. Moving an
-// object to a new placement relabels the peers that keep their shard.
+// Relabel gives the record of the version the peer holds o's distribution
+// and epoch; o's stamp and shard index must be the same. Only what the
+// record says about the other shards changes: the rest of the record
+// (its headers, so its object lock, above all) and this peer's shard
+// files or inline bytes stay as they are. Moving an object to a new
+// placement relabels the peers that keep their shard.
 // A newer record fails with meta.ErrStale, a missing one with
 // meta.ErrNotFound.
 func (s *Store) Relabel(ctx context.Context, o *meta.Object) error {
@@ -40,8 +41,8 @@ func (s *Store) Relabel(ctx context.Context, o *meta.Object) error {
 		return invalid("relabel %s/%s: record of %v shard %d, peer holds %v shard %d",
 			o.Bucket, o.Key, o.Stamp, o.ShardIndex, cur.Stamp, cur.ShardIndex)
 	}
-	rec := *o
-	rec.Inline = cur.Inline
+	rec := *cur
+	rec.Distribution, rec.Epoch = o.Distribution, o.Epoch
 	// The kept list stays as it is: the version is the same.
 	keep := keepPlan{}
 	if valueHasKept(curVal) {

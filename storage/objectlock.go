@@ -34,3 +34,17 @@ func lockForbids(cur, next *meta.Object, now time.Time) error {
 	}
 	return nil
 }
+
+// lockKept refuses a record that replaces the same version (a repair, or
+// a relabel: the same stamp) with another lock state. Every lock change
+// writes a new version, so at one stamp the lock state is fixed, and a
+// same-stamp record that changes it can only be crafted: without this
+// check it would lift a hold or a retention that lockForbids guards.
+func lockKept(cur, next *meta.Object) error {
+	a, b := objectlock.StateOf(cur.Headers), objectlock.StateOf(next.Headers)
+	if a.LegalHold != b.LegalHold || a.HoldSet != b.HoldSet || a.Retention.Mode != b.Retention.Mode ||
+		!a.Retention.Until.Equal(b.Retention.Until) {
+		return fmt.Errorf("rewrite of %s/%s %v with another lock state: %w", cur.Bucket, cur.Key, cur.Stamp, meta.ErrObjectLocked)
+	}
+	return nil
+}

@@ -62,3 +62,66 @@ func TestObjectLockOnThePeer(t *testing.T) {
 		t.Fatalf("delete after the retention ran out: %v", err)
 	}
 }
+
+// A write of the same version (a repair's, or a relabel's: the same
+// stamp) cannot change its lock state: every lock change is a new
+// version, so such a write can only be crafted, and it would otherwise
+// lift a hold or a compliance retention that deletes then get past.
+func TestObjectLockSameVersion(t *testing.T) {
+	clock := &fakeClock{}
+	clock.ns.Store(time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC).UnixNano())
+	s := newStoreAt(t, time.Hour, clock.now)
+	until := clock.now().Add(time.Hour)
+	comp := objectlock.State{Retention: objectlock.Retention{Mode: objectlock.Compliance, Until: until}}
+	hold := objectlock.State{LegalHold: true, HoldSet: true}
+	locked := func(key string, st objectlock.State) *meta.Object {
+		o := inlined("bkt", key, stamp(10, "w"), []byte("data"))
+		o.Distribution = []meta.PeerID{"p1"}
+		o.Headers = map[string]string{}
+		st.Apply(o.Headers)
+		return o
+	}
+	for key, st := range map[string]objectlock.State{"comp": comp, "hold": hold} {
+		if err := s.Commit(ctx, locked(key, st), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		key  string
+		st   objectlock.State
+	}{
+		{"compliance removed", "comp", objectlock.State{}},
+		{"compliance shortened", "comp", objectlock.State{Retention: objectlock.Retention{Mode: objectlock.Compliance, Until: until.Add(-time.Minute)}}},
+		{"hold lifted", "hold", objectlock.State{HoldSet: true}},
+	} {
+		if err := s.RepairCommit(ctx, locked(c.key, c.st), nil); !errors.Is(err, meta.ErrObjectLocked) {
+			t.Errorf("repair, %s: %v", c.name, err)
+		}
+		next := locked(c.key, c.st)
+		next.Distribution = []meta.PeerID{"p2"}
+		if err := s.Relabel(ctx, next); err != nil {
+			t.Errorf("relabel, %s: %v", c.name, err)
+		}
+	}
+	if err := s.RepairCommit(ctx, locked("hold", hold), nil); err != nil {
+		t.Fatalf("repair with the same lock: %v", err)
+	}
+	for key, st := range map[string]objectlock.State{"comp": comp, "hold": hold} {
+		o, err := s.ReadMeta(ctx, "bkt", key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := objectlock.StateOf(o.Headers); got.LegalHold != st.LegalHold || !got.Retention.Until.Equal(st.Retention.Until) {
+			t.Errorf("%s: lock state %+v after the refused writes, want %+v", key, got, st)
+		}
+		if key == "comp" && (len(o.Distribution) != 1 || o.Distribution[0] != "p2") {
+			t.Errorf("comp: relabel did not take the distribution: %v", o.Distribution)
+		}
+	}
+	for _, key := range []string{"comp", "hold"} {
+		if err := s.Commit(ctx, object("bkt", key, stamp(11, "w")), nil); !errors.Is(err, meta.ErrObjectLocked) {
+			t.Errorf("delete of %s after the crafted writes: %v", key, err)
+		}
+	}
+}

@@ -371,9 +371,15 @@ func serverFault(status int) bool {
 
 // writeError renders err as an S3 error response. HEAD responses and 304
 // carry no body. Server-side failures are logged with the request id;
-// the client's own errors only at debug level.
+// the client's own errors only at debug level. A request whose client went
+// away (its context canceled) is the client's doing whatever the error
+// its cancellation caused: peer calls cut short surface as a quorum
+// failure, which is no fault of the cluster and worth no error line.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	a, msg, fields := classify(err)
+	if errors.Is(r.Context().Err(), context.Canceled) {
+		a, msg, fields = classify(context.Canceled)
+	}
 	log := hlog.FromRequest(r)
 	if serverFault(a.Status) {
 		log.Error().Err(err).Str("code", a.Code).Msg("request failed")

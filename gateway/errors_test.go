@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rs/zerolog"
+
 	"tessera/gateway/sigv4"
 	"tessera/object"
 )
@@ -198,5 +200,43 @@ func TestErrorExtraElements(t *testing.T) {
 	}
 	if strings.Index(body, "<Region>") < strings.Index(body, "<Message>") {
 		t.Errorf("extra element before <Message>: %s", body)
+	}
+}
+
+// TestClientGoneIsNoServerFault: when the client goes away mid-request,
+// the peer calls it cancels fail the request with a quorum error; that is
+// the client's doing, answered and logged as such (debug, not error), so
+// an operator's error log holds only the cluster's own failures.
+func TestClientGoneIsNoServerFault(t *testing.T) {
+	quorum := fmt.Errorf("stage: %w: 0 of 4 needed (peer1: %w)", object.ErrQuorum, context.Canceled)
+	for _, c := range []struct {
+		name      string
+		cancel    bool
+		status    int
+		errorLogs int
+	}{
+		{"client still there", false, http.StatusServiceUnavailable, 1},
+		{"client gone", true, http.StatusBadRequest, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var logs strings.Builder
+			ctx, cancel := context.WithCancel(zerolog.New(&logs).Level(zerolog.DebugLevel).WithContext(context.Background()))
+			defer cancel()
+			if c.cancel {
+				cancel()
+			}
+			r := httptest.NewRequest(http.MethodPut, "/bkt/k", nil).WithContext(ctx)
+			rec := httptest.NewRecorder()
+			writeError(rec, r, quorum)
+			if rec.Code != c.status {
+				t.Fatalf("status %d, want %d: %s", rec.Code, c.status, rec.Body.String())
+			}
+			if n := strings.Count(logs.String(), `"level":"error"`); n != c.errorLogs {
+				t.Fatalf("%d error lines, want %d: %s", n, c.errorLogs, logs.String())
+			}
+			if !strings.Contains(logs.String(), "peer1") {
+				t.Fatalf("the log lost the error: %s", logs.String())
+			}
+		})
 	}
 }

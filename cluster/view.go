@@ -239,5 +239,18 @@ func (v *View) Peers() []meta.PeerID {
 	return out
 }
 
+// Leaving returns the peers on the current ring without tokens: no key
+// is placed on them, so whatever they hold is waiting to move off (a
+// peer being drained) or is a stray copy.
+func (v *View) Leaving() []meta.PeerID {
+	var out []meta.PeerID
+	for _, p := range v.Ring().Peers() {
+		if p.Vnodes == 0 {
+			out = append(out, p.ID)
+		}
+	}
+	return out
+}
+
 // Member returns what is known about a peer.
 func (v *View) Member(id meta.PeerID) (Member, bool) { return v.src.Member(string(id)) }

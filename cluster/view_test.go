@@ -3,6 +3,7 @@ package cluster
 import (
 	"errors"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -192,5 +193,40 @@ func TestViewEpochNeverGoesBack(t *testing.T) {
 				t.Fatalf("epoch %d, want %d", got, tc.want)
 			}
 		})
+	}
+}
+
+// A peer an epoch gives no tokens (one being drained) is Leaving: still
+// on the ring, never placed.
+func TestViewLeaving(t *testing.T) {
+	f := &fakeMembership{}
+	e := Epoch{Number: 3}
+	for _, id := range []string{"p1", "p2", "p3", "p4"} {
+		f.put(peerMember(id, "", StateAlive))
+		w, vn := 1.0, 64
+		if id == "p3" {
+			w, vn = 0, 0
+		}
+		e.Peers = append(e.Peers, EpochPeer{ID: id, Weight: w, Vnodes: vn})
+	}
+	v := NewView(&replayMembership{fakeMembership: f, script: []Layouts{{Cur: e}}, gens: []uint64{1}}, ViewConfig{})
+	if got := v.Leaving(); !slices.Equal(got, []meta.PeerID{"p3"}) {
+		t.Fatalf("Leaving = %v, want [p3]", got)
+	}
+	if !slices.Contains(v.Peers(), "p3") {
+		t.Fatalf("the leaving peer is off the ring: %v", v.Peers())
+	}
+	for i := range 50 {
+		if ps, _ := v.Placement("b", strconv.Itoa(i), 3); slices.Contains(ps, "p3") {
+			t.Fatalf("key %d placed on the leaving peer: %v", i, ps)
+		}
+	}
+	if got := NewView(&replayMembership{fakeMembership: f, script: []Layouts{{Cur: func() Epoch {
+		e := e
+		e.Peers = slices.Clone(e.Peers)
+		e.Peers[2].Weight, e.Peers[2].Vnodes = 1, 64
+		return e
+	}()}}, gens: []uint64{1}}, ViewConfig{}).Leaving(); len(got) != 0 {
+		t.Fatalf("Leaving = %v with every peer weighted", got)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -277,17 +278,26 @@ func TestClusterDecommission(t *testing.T) {
 	if err != nil {
 		t.Fatalf("admin decommission: %v\n%s", err, out)
 	}
-	waitUntil(t, 180*time.Second, "the drained peer is off the ring everywhere", func() bool {
-		e, ok := epochSettled(c.peers, 6)
-		if !ok {
-			return false
+	waitFor(t, 180*time.Second, "the drained peer is off the ring everywhere", func() error {
+		if e, ok := epochSettled(c.peers, 6); ok && !slices.ContainsFunc(e.Peers, func(p tcluster.EpochPeer) bool {
+			return p.ID == peerID(t, victim)
+		}) {
+			return nil
 		}
-		for _, p := range e.Peers {
-			if p.ID == peerID(t, victim) {
-				return false
+		// Which peer holds which epoch, for a failure to say where the
+		// drain stopped.
+		var seen []string
+		for _, p := range c.peers {
+			e := peerEpoch(p)
+			w := -1.0
+			for _, ep := range e.Peers {
+				if ep.ID == peerID(t, victim) {
+					w = ep.Weight
+				}
 			}
+			seen = append(seen, fmt.Sprintf("%s: epoch %d, %d peers, drained peer's weight %v", p.name, e.Number, len(e.Peers), w))
 		}
-		return true
+		return errors.New(strings.Join(seen, "; "))
 	})
 	stop.Store(true)
 	wg.Wait()

@@ -21,3 +21,10 @@ func (l *Layer) olderPlacements(bucket, key string, n int) [][]meta.PeerID {
 	}
 	return op.OlderPlacements(bucket, key, n)
 }
+
+// Leaver is implemented by a Cluster whose ring can hold peers that no
+// key is placed on: peers being drained, whose copies a move clears.
+type Leaver interface {
+	// Leaving are the peers on the ring without tokens.
+	Leaving() []meta.PeerID
+}

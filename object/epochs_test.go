@@ -3,6 +3,7 @@ package object
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -205,6 +206,88 @@ func TestMigrateMovesMoreThanParity(t *testing.T) {
 			}
 			sc.older = nil // the old layout is forgotten
 			mustGet(t, l, "k", data)
+		})
+	}
+}
+
+// leavingShifted is a shiftedCluster whose older layouts are forgotten
+// (the move settled) and whose ring still lists the peers in leaving,
+// without tokens.
+type leavingShifted struct {
+	*shiftedCluster
+	leaving []meta.PeerID
+}
+
+func (c leavingShifted) Leaving() []meta.PeerID { return c.leaving }
+
+// A peer leaving the ring that holds a copy outside the key's current
+// distribution (a write placed by the old layout after the move passes
+// had looked at its key) has it dropped by the next move of the key,
+// when that copy is of the current version or older; a newer copy is a
+// write in flight and stays, and so does anything on a peer that is not
+// leaving.
+func TestMigrateDropsStraysOnLeavingPeers(t *testing.T) {
+	cases := []struct {
+		name      string
+		leaving   bool
+		strayNew  bool // the stray is newer than the placed version
+		wantStray bool
+	}{
+		{"older copy on a leaving peer", true, false, false},
+		{"newer copy on a leaving peer", true, true, true},
+		{"older copy on a peer staying on the ring", false, false, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := &shiftedCluster{fakeCluster: newFakeCluster(9)}
+			old, now := sc.place(testBucket, "k", 6, 0), sc.place(testBucket, "k", 6, 3)
+			var x meta.PeerID // in the old placement only
+			for _, p := range old {
+				if !slices.Contains(now, p) {
+					x = p
+					break
+				}
+			}
+			lc := leavingShifted{shiftedCluster: sc}
+			if tc.leaving {
+				lc.leaving = []meta.PeerID{x}
+			}
+			l, _ := newTestLayerN(t, 9, func(c *Config) { c.Cluster = lc })
+			v1, v2 := randBytes(1, 300), randBytes(2, 2*testBlock+5)
+			placed := v2
+			if tc.strayNew {
+				// v1 (inlined) on the new placement, then a newer record
+				// on the leaving peer alone: a write there in flight.
+				sc.shift, placed = 3, v1
+				put(t, l, "k", v1)
+				rec, err := sc.peers[now[0]].ReadMeta(context.Background(), testBucket, "k")
+				if err != nil || len(rec.Inline) == 0 {
+					t.Fatalf("v1 not inlined on %s: %v", now[0], err)
+				}
+				rec.Stamp.Nanos += int64(time.Second)
+				if err := sc.peers[x].Commit(context.Background(), rec, nil); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				put(t, l, "k", v1) // v1 on the old placement, then v2 on the new
+				sc.shift = 3
+				put(t, l, "k", v2)
+			}
+			strayBefore, err := sc.peers[x].ReadMeta(context.Background(), testBucket, "k")
+			if err != nil {
+				t.Fatalf("the stray copy is not there to begin with: %v", err)
+			}
+			if _, err := l.MigrateObject(context.Background(), testBucket, "k"); err != nil {
+				t.Fatal(err)
+			}
+			stray, err := sc.peers[x].ReadMeta(context.Background(), testBucket, "k")
+			if got := err == nil; got != tc.wantStray {
+				t.Fatalf("stray copy on %s kept: %v (%v); want %v", x, got, err, tc.wantStray)
+			}
+			if tc.wantStray && stray.Stamp != strayBefore.Stamp {
+				t.Fatalf("stray copy changed from %v to %v", strayBefore.Stamp, stray.Stamp)
+			}
+			mustGet(t, l, "k", placed)
 		})
 	}
 }

@@ -81,7 +81,7 @@ func (l *Layer) MigrateObject(ctx context.Context, bucket, key string) (MigrateR
 	}
 	dist, moved := stickyDistribution(o.Distribution, want)
 	if len(moved) == 0 {
-		return MigrateResult{}, nil
+		return MigrateResult{}, l.dropStrays(ctx, o)
 	}
 	h, err := l.survey(ctx, o)
 	if err != nil {
@@ -117,7 +117,64 @@ func (l *Layer) MigrateObject(ctx context.Context, bucket, key string) (MigrateR
 			return res, fmt.Errorf("migrate %s/%s: drop shard %d from %s: %w", bucket, key, i, o.Distribution[i], err)
 		}
 	}
-	return res, nil
+	return res, l.dropStrays(ctx, &next)
+}
+
+// dropStrays removes the copies of o's key that peers leaving the ring
+// hold outside o's distribution, o being the key's current version where
+// it belongs. A write placed by the old layout that committed after the
+// move passes had looked at its key, or a repair racing a move, can leave
+// such a copy; the object reads whole without it, but a draining peer
+// that holds anything never leaves the ring. Only o's version or an older
+// one goes (a newer copy is a write in flight, moved in its turn), and
+// only once o's version is complete on its own peers.
+func (l *Layer) dropStrays(ctx context.Context, o *meta.Object) error {
+	lv, ok := l.cfg.Cluster.(Leaver)
+	if !ok {
+		return nil
+	}
+	strays := map[meta.PeerID]meta.Stamp{}
+	for _, id := range lv.Leaving() {
+		if slices.Contains(o.Distribution, id) || l.avoided(id) {
+			continue // a peer that is down is cleared when it is back
+		}
+		rec, err := call(ctx, l, id, l.cfg.PeerTimeout, func(ctx context.Context, c ShardClient) (*meta.Object, error) {
+			return c.ReadMeta(ctx, o.Bucket, o.Key)
+		})
+		switch {
+		case errors.Is(err, meta.ErrNotFound) || isBucketNotFound(err):
+			continue
+		case err != nil:
+			return fmt.Errorf("stray copies of %s/%s: %w", o.Bucket, o.Key, err)
+		case !o.Stamp.Less(rec.Stamp):
+			strays[id] = rec.Stamp
+		}
+	}
+	if len(strays) == 0 {
+		return nil
+	}
+	h, err := l.survey(ctx, o)
+	if err != nil {
+		return err
+	}
+	if err := h.incomplete(); err != nil {
+		return fmt.Errorf("stray copies of %s/%s: %w", o.Bucket, o.Key, err)
+	}
+	for id, st := range strays {
+		_, err := call(ctx, l, id, l.cfg.PeerTimeout, func(ctx context.Context, c ShardClient) (struct{}, error) {
+			m, ok := c.(Mover)
+			if !ok {
+				return struct{}{}, errors.New("peer cannot drop a version")
+			}
+			return struct{}{}, m.DropVersion(ctx, o.Bucket, o.Key, st)
+		})
+		if err != nil && !errors.Is(err, meta.ErrNotFound) && !errors.Is(err, meta.ErrStale) {
+			return fmt.Errorf("stray copy of %s/%s on %s: %w", o.Bucket, o.Key, id, err)
+		}
+		l.log.Info().Str("bucket", o.Bucket).Str("key", o.Key).Str("peer", string(id)).
+			Stringer("stamp", st).Msg("stray copy on a leaving peer dropped")
+	}
+	return nil
 }
 
 // copyShards writes the moved shards of next onto their new peers, rebuilt

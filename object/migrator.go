@@ -23,6 +23,10 @@ type MigratorConfig struct {
 	// Settled, when set, hears each new MigrationStats.Done: the cluster
 	// may then stop looking for data on layouts older than that epoch.
 	Settled func(epoch uint64)
+	// Unfinished, when set, is asked after passes that settled: true (a
+	// peer being drained still reports objects) keeps passes going every
+	// Retry, since nothing else would trigger the one that clears it.
+	Unfinished func() bool
 }
 
 // MigrationStats is a Migrator's progress.
@@ -113,7 +117,9 @@ func (m *Migrator) run(ctx context.Context) {
 			// first pass had listed past them.
 			if clean := m.pass(ctx); clean && m.pass(ctx) {
 				m.settle(target)
-				break
+				if m.cfg.Unfinished == nil || !m.cfg.Unfinished() {
+					break
+				}
 			}
 			t := time.NewTimer(m.cfg.Retry)
 			select {

@@ -13,7 +13,7 @@ import (
 func (g *Gateway) startRepair() {
 	g.repair.Start(g.layer)
 	g.migrate = object.NewMigrator(g.layer, object.MigratorConfig{Logger: g.cfg.Logger, Active: g.leadGateway,
-		Settled: func(e uint64) { g.settled.Store(e) }})
+		Settled: func(e uint64) { g.settled.Store(e) }, Unfinished: g.drainUnfinished})
 	ctx, cancel := context.WithCancel(context.Background())
 	g.stopBg = cancel
 	ch, unsubscribe := g.node.Subscribe()
@@ -59,6 +59,17 @@ func (g *Gateway) startRepair() {
 		}
 	}()
 	g.stopBg = func() { cancel(); <-done; <-scrubbed }
+}
+
+// drainUnfinished reports whether a peer left without tokens on the ring
+// still reports holding objects: its drain needs another move pass.
+func (g *Gateway) drainUnfinished() bool {
+	for _, id := range g.view.Leaving() {
+		if m, ok := g.node.Member(string(id)); ok && m.Stats.Objects > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // writablePeers are the peers alive and not reporting a full disk.

@@ -85,6 +85,9 @@ func (v *clusterView) OlderPlacements(bucket, key string, n int) [][]meta.PeerID
 	return v.node.View().OlderPlacements(bucket, key, n)
 }
 
+// Leaving lets moves clear copies off the peers being drained.
+func (v *clusterView) Leaving() []meta.PeerID { return v.node.View().Leaving() }
+
 func (v *clusterView) Client(id meta.PeerID) (object.ShardClient, error) {
 	v.mu.Lock()
 	c, ok := v.local[id]

@@ -354,6 +354,21 @@ func (f *fakeBackend) CopyObject(_ context.Context, srcBucket, srcKey, dstBucket
 	return info, nil
 }
 
+func (f *fakeBackend) RewriteObject(_ context.Context, bucket, key string, opts object.PutOptions) (object.ObjectInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	o, err := f.lookup(bucket, key)
+	if err != nil {
+		return object.ObjectInfo{}, err
+	}
+	if opts.IfMatch != "" && opts.IfMatch != o.info.ETag {
+		return object.ObjectInfo{}, object.ErrPreconditionFailed
+	}
+	o.info.ContentType, o.info.UserMeta, o.info.Headers = opts.ContentType, opts.UserMeta, opts.Headers
+	f.calls++
+	return o.info, nil
+}
+
 func (f *fakeBackend) NewVersionID() string {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -109,11 +109,8 @@ func (g *gateway) replaceTags(w http.ResponseWriter, r *http.Request, encoded st
 // rewriteRecord rewrites the version t with the same bytes and metadata
 // and the stored headers given: how tags and lock state change.
 func (g *gateway) rewriteRecord(ctx context.Context, bucket string, t target, info object.ObjectInfo, headers map[string]string) error {
-	opts := object.CopyOptions{Replace: true, Put: object.PutOptions{
-		ContentType: info.ContentType, UserMeta: info.UserMeta, Headers: headers,
-		StorageClass: info.StorageClass, IfMatch: info.ETag,
-	}}
-	if _, err := g.be.CopyObject(ctx, bucket, t.stored, bucket, t.stored, opts); err != nil {
+	opts := object.PutOptions{ContentType: info.ContentType, UserMeta: info.UserMeta, Headers: headers, IfMatch: info.ETag}
+	if _, err := g.be.RewriteObject(ctx, bucket, t.stored, opts); err != nil {
 		return t.notFound(err)
 	}
 	return nil

@@ -66,13 +66,14 @@ type fakePeer struct {
 	noFold bool
 	listed atomic.Int64 // entries List returned
 
-	calls   atomic.Int64 // every call made, whatever it did
-	stages  atomic.Int64
-	commits atomic.Int64
-	reads   atomic.Int64
-	metas   atomic.Int64 // ReadMeta and ReadVersions calls
-	settles atomic.Int64
-	tagged  atomic.Int64 // shard reads whose ctx carried a read priority
+	calls    atomic.Int64 // every call made, whatever it did
+	stages   atomic.Int64
+	commits  atomic.Int64
+	rewrites atomic.Int64
+	reads    atomic.Int64
+	metas    atomic.Int64 // ReadMeta and ReadVersions calls
+	settles  atomic.Int64
+	tagged   atomic.Int64 // shard reads whose ctx carried a read priority
 }
 
 type fakeUpload struct {
@@ -367,6 +368,37 @@ func (p *fakePeer) Relabel(ctx context.Context, o *meta.Object) error {
 	}
 	p.setRecord(&rec, raw)
 	return nil
+}
+
+// Rewrite installs o with the data of the held version from, as
+// storage.Store does: its own shard files and inline bytes.
+func (p *fakePeer) Rewrite(ctx context.Context, o *meta.Object, from meta.Stamp) error {
+	f, err := p.enterWrite(ctx)
+	if err != nil {
+		return err
+	}
+	if f == faultFailCommit {
+		return fmt.Errorf("%s: rewrite: %w", p.id, errDown)
+	}
+	p.rewrites.Add(1)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	cur := p.held(o.Bucket, o.Key)
+	switch {
+	case cur == nil || (cur.Stamp != from && !from.Less(cur.Stamp)):
+		return fmt.Errorf("%s: rewrite of %v: %w", p.id, from, meta.ErrNotFound)
+	case cur.Stamp != from:
+		return fmt.Errorf("%s: rewrite of %v: holds %v: %w", p.id, from, cur.Stamp, meta.ErrStale)
+	case cur.Size != o.Size || cur.ETag != o.ETag || cur.ShardIndex != o.ShardIndex:
+		return fmt.Errorf("%s: rewrite of %v with other data: %w", p.id, from, meta.ErrInvalidArgument)
+	}
+	files := map[int][]byte{}
+	for _, pt := range partsOf(cur) {
+		files[pt.Number] = p.shards[shardKey(o.Bucket, o.Key, cur.Stamp, pt.Number)]
+	}
+	rec := *o
+	rec.Inline = cur.Inline
+	return p.install(&rec, files)
 }
 
 // dropKept removes the shard files of kept records. Caller holds p.mu.

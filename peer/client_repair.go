@@ -37,6 +37,25 @@ func (c *Client) Relabel(ctx context.Context, o *meta.Object) error {
 	return c.call(ctx, http.MethodPost, pathRelabel, keyQuery(o.Bucket, o.Key), body)
 }
 
+// Rewrite makes o, a new version with the data of version from (the
+// peer's current one), the key's record; the peer links its own shard
+// files and keeps its inline bytes, so only the record travels.
+func (c *Client) Rewrite(ctx context.Context, o *meta.Object, from meta.Stamp) error {
+	if o == nil {
+		return fmt.Errorf("peer %s: rewrite: nil object", c.id)
+	}
+	rec := *o
+	rec.Inline = nil // the peer keeps its own
+	body, err := recordBody(&rec, nil)
+	if err != nil {
+		return err
+	}
+	q := keyQuery(o.Bucket, o.Key)
+	q.Set("nanos", strconv.FormatInt(from.Nanos, 10))
+	q.Set("writer", from.Writer)
+	return c.call(ctx, http.MethodPost, pathRewrite, q, body)
+}
+
 // DropVersion removes the peer's copy of version st of the key; a newer
 // copy stays (meta.ErrStale).
 func (c *Client) DropVersion(ctx context.Context, bucket, key string, st meta.Stamp) error {

@@ -37,6 +37,7 @@
 //	POST   /v1/complete [bucket key upload] body: object record
 //	POST   /v1/repair [bucket key]  like commit; also replaces the same version
 //	POST   /v1/relabel [bucket key] body: record   new distribution, same data
+//	POST   /v1/rewrite [bucket key nanos writer] body: record   new version of version nanos/writer's data
 //	DELETE /v1/version [bucket key nanos writer]   drop exactly that version
 //	GET    /v1/scrub [limit]        JSON scrub.Report: the scrubber's status and findings
 //	POST   /v1/scrub                start a scrub pass now; JSON {"accepted"}

@@ -56,6 +56,30 @@ func (s *server) dropVersion(w http.ResponseWriter, r *http.Request, q *query) e
 	return nil
 }
 
+// pathRewrite makes a new version of the held one's data with another
+// record (storage.Rewrite); the query names the version it replaces.
+const pathRewrite = "/v1/rewrite"
+
+func (s *server) rewrite(w http.ResponseWriter, r *http.Request, q *query) error {
+	bucket, key := q.bucket(), q.key()
+	from := meta.Stamp{Nanos: q.int("nanos", 0), Writer: q.str("writer")}
+	if q.err != nil {
+		return q.err
+	}
+	var o meta.Object
+	if _, err := readRecord(w, r, &o); err != nil {
+		return err
+	}
+	if o.Bucket != bucket || o.Key != key {
+		return fmt.Errorf("%w: record does not match %s/%s", storage.ErrInvalidArgument, bucket, key)
+	}
+	if err := s.store.Rewrite(r.Context(), &o, from); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
 // pathDrain starts decommissioning the peer (ServerConfig.Drain).
 const pathDrain = "/v1/admin/drain"
 

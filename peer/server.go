@@ -72,6 +72,7 @@ func NewServer(cfg ServerConfig) http.Handler {
 		{"POST " + pathCommit, s.commit},
 		{"POST " + pathRepair, s.repairCommit},
 		{"POST " + pathRelabel, s.relabel},
+		{"POST " + pathRewrite, s.rewrite},
 		{"DELETE " + pathVersion, s.dropVersion},
 		{"GET " + pathMeta, s.readMeta},
 		{"GET " + pathVersions, s.readVersions},

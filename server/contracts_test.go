@@ -12,5 +12,7 @@ import (
 var (
 	_ gateway.Backend    = (*object.Layer)(nil)
 	_ object.ShardClient = (*peer.Client)(nil)
+	_ object.Mover       = (*peer.Client)(nil)
+	_ object.Rewriter    = (*peer.Client)(nil)
 	_ lifecycle.Store    = (*object.Layer)(nil)
 )

@@ -24,6 +24,7 @@ type localPeer struct {
 var (
 	_ object.ShardClient     = localPeer{}
 	_ object.Mover           = localPeer{}
+	_ object.Rewriter        = localPeer{}
 	_ object.RepairCommitter = localPeer{}
 	_ object.UploadLister    = localPeer{}
 )

@@ -77,14 +77,11 @@ func (s *server) completeUpload(w http.ResponseWriter, r *http.Request, q *query
 	if q.err != nil {
 		return q.err
 	}
-	var o meta.Object
-	if _, err := readRecord(w, r, &o); err != nil {
+	o, err := readKeyRecord(w, r, bucket, key)
+	if err != nil {
 		return err
 	}
-	if o.Bucket != bucket || o.Key != key {
-		return fmt.Errorf("%w: record does not match %s/%s", storage.ErrInvalidArgument, bucket, key)
-	}
-	if err := s.store.CompleteUpload(r.Context(), &o, id); err != nil {
+	if err := s.store.CompleteUpload(r.Context(), o, id); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

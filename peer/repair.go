@@ -29,14 +29,11 @@ func (s *server) relabel(w http.ResponseWriter, r *http.Request, q *query) error
 	if q.err != nil {
 		return q.err
 	}
-	var o meta.Object
-	if _, err := readRecord(w, r, &o); err != nil {
+	o, err := readKeyRecord(w, r, bucket, key)
+	if err != nil {
 		return err
 	}
-	if o.Bucket != bucket || o.Key != key {
-		return fmt.Errorf("%w: record does not match %s/%s", storage.ErrInvalidArgument, bucket, key)
-	}
-	if err := s.store.Relabel(r.Context(), &o); err != nil {
+	if err := s.store.Relabel(r.Context(), o); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -66,18 +63,28 @@ func (s *server) rewrite(w http.ResponseWriter, r *http.Request, q *query) error
 	if q.err != nil {
 		return q.err
 	}
-	var o meta.Object
-	if _, err := readRecord(w, r, &o); err != nil {
+	o, err := readKeyRecord(w, r, bucket, key)
+	if err != nil {
 		return err
 	}
-	if o.Bucket != bucket || o.Key != key {
-		return fmt.Errorf("%w: record does not match %s/%s", storage.ErrInvalidArgument, bucket, key)
-	}
-	if err := s.store.Rewrite(r.Context(), &o, from); err != nil {
+	if err := s.store.Rewrite(r.Context(), o, from); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+// readKeyRecord reads the object record a request carries, which must
+// be of the key its query names.
+func readKeyRecord(w http.ResponseWriter, r *http.Request, bucket, key string) (*meta.Object, error) {
+	var o meta.Object
+	if _, err := readRecord(w, r, &o); err != nil {
+		return nil, err
+	}
+	if o.Bucket != bucket || o.Key != key {
+		return nil, fmt.Errorf("%w: record does not match %s/%s", storage.ErrInvalidArgument, bucket, key)
+	}
+	return &o, nil
 }
 
 // pathDrain starts decommissioning the peer (ServerConfig.Drain).

@@ -8,14 +8,15 @@ FAILURES=()
 check() {
 	local name=$1
 	shift
-	local out
-	if out=$("$@" 2>&1); then
+	local out rc=0
+	out=$("$@" 2>&1) || rc=$?
+	if [ "$rc" = 0 ]; then
 		PASSED=$((PASSED + 1))
 		echo "ok   $name"
 	else
 		FAILED=$((FAILED + 1))
 		FAILURES+=("$name")
-		echo "FAIL $name"
+		echo "FAIL $name (exit $rc)"
 		echo "$out" | tail -20 | sed 's/^/     | /'
 	fi
 }

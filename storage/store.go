@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -267,17 +268,45 @@ func (s *Store) lockKey(bucket, key string) func() { return s.lockHash(bucket, k
 // lockHash is lockKey by the key's hash, which names its object dir: the
 // sweep, walking dirs, locks a key it does not know yet.
 func (s *Store) lockHash(bucket, hash string) func() {
-	h := fnv.New32a()
-	h.Write([]byte(bucket))
-	h.Write([]byte{0})
-	h.Write([]byte(hash))
-	mu := &s.locks[h.Sum32()%lockStripes]
+	mu := &s.locks[stripe(bucket, hash)]
 	s.bmu.RLock()
 	mu.Lock()
 	return func() {
 		mu.Unlock()
 		s.bmu.RUnlock()
 	}
+}
+
+// lockKeys is lockKey for several keys of one bucket held together. Two
+// keys can share a stripe, and a goroutine that takes a mutex it holds
+// waits forever (on every peer at once, since all hash alike), so each
+// stripe is taken once, in index order, under one shared bucket lock.
+func (s *Store) lockKeys(bucket string, keys ...string) func() {
+	idx := make([]uint32, 0, len(keys))
+	for _, k := range keys {
+		idx = append(idx, stripe(bucket, keyHash(k)))
+	}
+	slices.Sort(idx)
+	idx = slices.Compact(idx)
+	s.bmu.RLock()
+	for _, i := range idx {
+		s.locks[i].Lock()
+	}
+	return func() {
+		for _, i := range slices.Backward(idx) {
+			s.locks[i].Unlock()
+		}
+		s.bmu.RUnlock()
+	}
+}
+
+// stripe is the lock stripe of a key's hash in bucket.
+func stripe(bucket, hash string) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(bucket))
+	h.Write([]byte{0})
+	h.Write([]byte(hash))
+	return h.Sum32() % lockStripes
 }
 
 func (s *Store) bucketDir(bucket string) string { return filepath.Join(s.bucketsDir, bucket) }

@@ -216,12 +216,9 @@ func (s *Store) CompleteUpload(ctx context.Context, o *meta.Object, uploadID str
 	}
 	// A versioned bucket completes an upload of a key into a new version
 	// key of it: the upload lives under the key, the object under the
-	// version key, and both are locked (the key first, as everywhere).
+	// version key, and both are locked (their stripes may be one).
 	uploadKey := meta.PlacementKey(o.Key)
-	defer s.lockKey(o.Bucket, uploadKey)()
-	if uploadKey != o.Key {
-		defer s.lockKey(o.Bucket, o.Key)()
-	}
+	defer s.lockKeys(o.Bucket, uploadKey, o.Key)()
 	if err := s.completeUpload(o, uploadKey, uploadID); err != nil {
 		return fmt.Errorf("complete upload %s: %w", uploadID, err)
 	}

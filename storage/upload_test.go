@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"testing"
+	"time"
 
 	"tessera/meta"
 )
@@ -251,4 +252,34 @@ func TestCompleteUploadIntoVersion(t *testing.T) {
 	newUpload(t, s, "other", "up-2")
 	commitPart(t, s, "other", "up-2", 1, "one")
 	wantErr(t, "complete across keys", s.CompleteUpload(ctx, completion(meta.VersionKey("k", meta.NewVersionID(2e18)), st, map[int]string{1: "one"}, 1), "up-2"), meta.ErrUploadNotFound)
+}
+
+// An upload completing into a version key whose lock stripe is its key's
+// takes that stripe once: taking it twice hung the completion, and every
+// later write of a key in the stripe, on every peer.
+func TestCompleteUploadIntoVersionSharingAStripe(t *testing.T) {
+	s := newStore(t)
+	var version string
+	for n := int64(1); version == ""; n++ {
+		if v := meta.VersionKey("k", meta.NewVersionID(1e18+n)); stripe("bkt", keyHash(v)) == stripe("bkt", keyHash("k")) {
+			version = v
+		}
+	}
+	newUpload(t, s, "k", "up-1")
+	commitPart(t, s, "k", "up-1", 1, "one")
+	done := make(chan error, 1)
+	go func() {
+		done <- s.CompleteUpload(ctx, completion(version, stamp(10, "w"), map[int]string{1: "one"}, 1), "up-1")
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("complete: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("completing into a version key of the same lock stripe hangs")
+	}
+	if got, err := readShard(t, s, "bkt", version, stamp(10, "w"), 1); err != nil || string(got) != "one" {
+		t.Fatalf("version's part 1: %v %q", err, got)
+	}
 }

@@ -106,18 +106,27 @@ func (l *Layer) MigrateObject(ctx context.Context, bucket, key string) (MigrateR
 		return res, fmt.Errorf("migrate %s/%s: %w", bucket, key, err)
 	}
 	for _, i := range moved {
-		_, err := call(ctx, l, o.Distribution[i], l.cfg.PeerTimeout, func(ctx context.Context, c ShardClient) (struct{}, error) {
-			m, ok := c.(Mover)
-			if !ok {
-				return struct{}{}, errors.New("peer cannot drop a version")
-			}
-			return struct{}{}, m.DropVersion(ctx, bucket, key, o.Stamp)
-		})
-		if err != nil && !errors.Is(err, meta.ErrNotFound) && !errors.Is(err, meta.ErrStale) {
+		if err := l.dropCopy(ctx, o.Distribution[i], bucket, key, o.Stamp); err != nil {
 			return res, fmt.Errorf("migrate %s/%s: drop shard %d from %s: %w", bucket, key, i, o.Distribution[i], err)
 		}
 	}
 	return res, l.dropStrays(ctx, &next)
+}
+
+// dropCopy removes peer id's copy of version st of the key; a copy
+// already gone or replaced by a newer one is no error.
+func (l *Layer) dropCopy(ctx context.Context, id meta.PeerID, bucket, key string, st meta.Stamp) error {
+	_, err := call(ctx, l, id, l.cfg.PeerTimeout, func(ctx context.Context, c ShardClient) (struct{}, error) {
+		m, ok := c.(Mover)
+		if !ok {
+			return struct{}{}, errors.New("peer cannot drop a version")
+		}
+		return struct{}{}, m.DropVersion(ctx, bucket, key, st)
+	})
+	if errors.Is(err, meta.ErrNotFound) || errors.Is(err, meta.ErrStale) {
+		return nil
+	}
+	return err
 }
 
 // dropStrays removes the copies of o's key that peers leaving the ring
@@ -161,14 +170,7 @@ func (l *Layer) dropStrays(ctx context.Context, o *meta.Object) error {
 		return fmt.Errorf("stray copies of %s/%s: %w", o.Bucket, o.Key, err)
 	}
 	for id, st := range strays {
-		_, err := call(ctx, l, id, l.cfg.PeerTimeout, func(ctx context.Context, c ShardClient) (struct{}, error) {
-			m, ok := c.(Mover)
-			if !ok {
-				return struct{}{}, errors.New("peer cannot drop a version")
-			}
-			return struct{}{}, m.DropVersion(ctx, o.Bucket, o.Key, st)
-		})
-		if err != nil && !errors.Is(err, meta.ErrNotFound) && !errors.Is(err, meta.ErrStale) {
+		if err := l.dropCopy(ctx, id, o.Bucket, o.Key, st); err != nil {
 			return fmt.Errorf("stray copy of %s/%s on %s: %w", o.Bucket, o.Key, id, err)
 		}
 		l.log.Info().Str("bucket", o.Bucket).Str("key", o.Key).Str("peer", string(id)).

@@ -25,9 +25,11 @@ type Backend interface {
 	// end). An error from start is returned unchanged and nothing is read.
 	GetObject(ctx context.Context, bucket, key string, start func(object.ObjectInfo) (w io.Writer, off, length int64, err error)) error
 	HeadObject(ctx context.Context, bucket, key string) (object.ObjectInfo, error)
-	// DeleteObject succeeds when the key does not exist (S3 semantics) but
-	// fails with object.ErrBucketNotFound when the bucket does not.
-	DeleteObject(ctx context.Context, bucket, key string) error
+	// DeleteObjectWith succeeds when the key does not exist (S3
+	// semantics) but fails with object.ErrBucketNotFound when the bucket
+	// does not. opts may make it conditional and carry the caller's
+	// consent to lift a governance retention.
+	DeleteObjectWith(ctx context.Context, bucket, key string, opts object.DeleteOptions) error
 	ListObjects(ctx context.Context, bucket string, opts object.ListOptions) (object.ListResult, error)
 	CopyObject(ctx context.Context, srcBucket, srcKey, dstBucket, dstKey string, opts object.CopyOptions) (object.ObjectInfo, error)
 	// RewriteObject gives the current version of bucket/key opts' content

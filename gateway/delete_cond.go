@@ -9,15 +9,6 @@ import (
 	"tessera/object"
 )
 
-// conditionalDeleter is the optional Backend method behind conditional
-// deletes; *object.Layer implements it. A Backend without it answers a
-// conditional delete with 501 rather than delete unconditionally.
-type conditionalDeleter interface {
-	DeleteObjectIf(ctx context.Context, bucket, key string, check func(*object.ObjectInfo) error) error
-}
-
-var _ conditionalDeleter = (*object.Layer)(nil)
-
 // deleteConditions are a conditional delete's If-Match (or a DeleteObjects
 // entry's ETag), x-amz-if-match-size and x-amz-if-match-last-modified-time.
 type deleteConditions struct {
@@ -72,14 +63,13 @@ func (c deleteConditions) check(info *object.ObjectInfo) error {
 	return nil
 }
 
-// deleteOne deletes bucket/key, under cond when it has any condition.
-func (g *gateway) deleteOne(ctx context.Context, bucket, key string, cond deleteConditions) error {
-	if !cond.present() {
-		return g.be.DeleteObject(ctx, bucket, key)
+// deleteOne deletes bucket/key, under cond when it has any condition;
+// bypass is the caller's consent to lift a governance retention, which
+// the peers holding the version weigh.
+func (g *gateway) deleteOne(ctx context.Context, bucket, key string, cond deleteConditions, bypass bool) error {
+	opts := object.DeleteOptions{BypassGovernance: bypass}
+	if cond.present() {
+		opts.Check = cond.check
 	}
-	cd, ok := g.be.(conditionalDeleter)
-	if !ok {
-		return apiErrf(errNotImplemented, "Conditional deletes are not supported.")
-	}
-	return cd.DeleteObjectIf(ctx, bucket, key, cond.check)
+	return g.be.DeleteObjectWith(ctx, bucket, key, opts)
 }

@@ -47,7 +47,7 @@ func (g *gateway) deleteVersion(ctx context.Context, bucket, key, versionID stri
 		return deleteOutcome{}, err
 	}
 	if st == versioning.Unversioned {
-		return deleteOutcome{}, g.deleteOne(ctx, bucket, key, cond)
+		return deleteOutcome{}, g.deleteOne(ctx, bucket, key, cond, false)
 	}
 	if cond.present() {
 		if err := g.checkLatest(ctx, bucket, key, cond); err != nil {
@@ -66,7 +66,9 @@ func (g *gateway) deleteVersion(ctx context.Context, bucket, key, versionID stri
 
 // removeVersion deletes one version of key, unless its object lock
 // forbids it (bypass lifts a governance retention). Deleting a version
-// that does not exist succeeds, as S3 answers it.
+// that does not exist succeeds, as S3 answers it. The check here answers
+// early; the peers holding the version decide again as they write the
+// tombstone, which carries bypass, so a lock set in between still holds.
 func (g *gateway) removeVersion(ctx context.Context, bucket, key, versionID string, cond deleteConditions, bypass bool) (deleteOutcome, error) {
 	t, err := g.resolve(ctx, bucket, key, versionID)
 	if isCode(err, errNoSuchVersion) {
@@ -85,7 +87,7 @@ func (g *gateway) removeVersion(ctx context.Context, bucket, key, versionID stri
 			return deleteOutcome{}, lockErr(err)
 		}
 	}
-	if err := g.deleteOne(ctx, bucket, t.stored, cond); err != nil {
+	if err := g.deleteOne(ctx, bucket, t.stored, cond, bypass); err != nil {
 		return deleteOutcome{}, err
 	}
 	return deleteOutcome{versionID: versionID, marker: marker, versioned: true}, nil

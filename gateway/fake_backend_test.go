@@ -270,20 +270,6 @@ func (f *fakeBackend) HeadObject(_ context.Context, bucket, key string) (object.
 	return o.info, nil
 }
 
-func (f *fakeBackend) DeleteObject(_ context.Context, bucket, key string) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if err := f.injected("DeleteObject:" + key); err != nil {
-		return err
-	}
-	b, err := f.bucket(bucket)
-	if err != nil {
-		return err
-	}
-	f.calls++
-	delete(b.objects, key)
-	return nil
-}
 
 // ListObjects lists keys > After in order, folding keys that share a
 // prefix up to the delimiter into one common prefix.

@@ -6,21 +6,27 @@ import (
 	"tessera/object"
 )
 
-// DeleteObjectIf makes fakeBackend a conditionalDeleter.
-func (f *fakeBackend) DeleteObjectIf(_ context.Context, bucket, key string, check func(*object.ObjectInfo) error) error {
+// DeleteObjectWith deletes like the object layer: under opts.Check when
+// set. The fake keeps no lock state, so the bypass flag changes nothing.
+func (f *fakeBackend) DeleteObjectWith(_ context.Context, bucket, key string, opts object.DeleteOptions) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if err := f.injected("DeleteObject:" + key); err != nil {
+		return err
+	}
 	b, err := f.bucket(bucket)
 	if err != nil {
 		return err
 	}
-	var cur *object.ObjectInfo
-	if o, ok := b.objects[key]; ok {
-		info := o.info
-		cur = &info
-	}
-	if err := check(cur); err != nil {
-		return err
+	if opts.Check != nil {
+		var cur *object.ObjectInfo
+		if o, ok := b.objects[key]; ok {
+			info := o.info
+			cur = &info
+		}
+		if err := opts.Check(cur); err != nil {
+			return err
+		}
 	}
 	f.calls++
 	delete(b.objects, key)

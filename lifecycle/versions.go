@@ -138,7 +138,7 @@ func (w *Worker) removeVersion(ctx context.Context, bucket, storedKey string, ch
 	if err := w.limit.Wait(ctx); err != nil {
 		return err
 	}
-	err := w.cfg.Store.DeleteObjectIf(ctx, bucket, storedKey, func(info *object.ObjectInfo) error {
+	err := w.cfg.Store.DeleteObjectWith(ctx, bucket, storedKey, object.DeleteOptions{Check: func(info *object.ObjectInfo) error {
 		if info == nil {
 			return errNotDue
 		}
@@ -146,9 +146,11 @@ func (w *Worker) removeVersion(ctx context.Context, bucket, storedKey string, ch
 			return errNotDue
 		}
 		return check(info)
-	})
+	}})
 	switch {
-	case errors.Is(err, errNotDue):
+	// A lock set between the check and the delete is the peers' to see:
+	// they refuse the tombstone, and the version stays as if not due.
+	case errors.Is(err, errNotDue), errors.Is(err, meta.ErrObjectLocked):
 		return nil
 	case err != nil:
 		return w.failed(bucket, storedKey, err)

@@ -20,7 +20,7 @@ type Store interface {
 	ListBuckets(ctx context.Context) ([]object.BucketInfo, error)
 	GetBucketConfig(ctx context.Context, bucket, name string) ([]byte, error)
 	ListObjects(ctx context.Context, bucket string, opts object.ListOptions) (object.ListResult, error)
-	DeleteObjectIf(ctx context.Context, bucket, key string, check func(*object.ObjectInfo) error) error
+	DeleteObjectWith(ctx context.Context, bucket, key string, opts object.DeleteOptions) error
 	// HeadObject, PutObject and NewVersionID serve versioned buckets,
 	// where an expiry writes a delete marker.
 	HeadObject(ctx context.Context, bucket, key string) (object.ObjectInfo, error)
@@ -246,7 +246,7 @@ func (c *Configuration) mayExpire(info object.ObjectInfo, clk Clock) bool {
 	return false
 }
 
-// errNotDue makes DeleteObjectIf keep an object no rule expires any more
+// errNotDue makes DeleteObjectWith keep an object no rule expires any more
 // (rewritten or retagged since it was listed).
 var errNotDue = errors.New("no longer due")
 
@@ -256,7 +256,7 @@ func (w *Worker) expireOne(ctx context.Context, bucket string, c *Configuration,
 	if err := w.limit.Wait(ctx); err != nil {
 		return err
 	}
-	err := w.cfg.Store.DeleteObjectIf(ctx, bucket, key, func(info *object.ObjectInfo) error {
+	err := w.cfg.Store.DeleteObjectWith(ctx, bucket, key, object.DeleteOptions{Check: func(info *object.ObjectInfo) error {
 		if info == nil {
 			return errNotDue // gone already
 		}
@@ -270,7 +270,7 @@ func (w *Worker) expireOne(ctx context.Context, bucket string, c *Configuration,
 			}
 		}
 		return errNotDue
-	})
+	}})
 	switch {
 	case errors.Is(err, errNotDue):
 		return nil

@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"maps"
 	"slices"
@@ -25,10 +26,13 @@ type fakeStore struct {
 	versioning []byte
 	objects    map[string]object.ObjectInfo
 	uploads    []object.UploadInfo
-	// beforeDelete runs inside DeleteObjectIf before the check, and
+	// beforeDelete runs inside DeleteObjectWith before the check, and
 	// beforePut inside PutObject before its condition: a write racing
 	// the worker.
 	beforeDelete, beforePut func(key string)
+	// refuse is what DeleteObjectWith answers after the check passes: the
+	// peers' refusal of a version locked since it was read.
+	refuse error
 	// versionAt is the write time of what PutObject stores; versionID is
 	// the ID NewVersionID gives.
 	versionAt time.Time
@@ -107,7 +111,7 @@ func (f *fakeStore) ListObjects(_ context.Context, _ string, opts object.ListOpt
 	return res, nil
 }
 
-func (f *fakeStore) DeleteObjectIf(_ context.Context, _, key string, check func(*object.ObjectInfo) error) error {
+func (f *fakeStore) DeleteObjectWith(_ context.Context, _, key string, opts object.DeleteOptions) error {
 	if f.beforeDelete != nil {
 		f.beforeDelete(key)
 	}
@@ -117,8 +121,11 @@ func (f *fakeStore) DeleteObjectIf(_ context.Context, _, key string, check func(
 	if o, ok := f.objects[key]; ok {
 		cur = &o
 	}
-	if err := check(cur); err != nil {
+	if err := opts.Check(cur); err != nil {
 		return err
+	}
+	if f.refuse != nil {
+		return f.refuse
 	}
 	delete(f.objects, key)
 	return nil
@@ -294,6 +301,42 @@ func TestWorkerVersionedBucket(t *testing.T) {
 		if s := w.Stats(); s.Expired != 1 || s.Noncurrent != 2 || s.Errors != 0 {
 			t.Errorf("%s: stats %+v", st, s)
 		}
+	}
+}
+
+// A version locked after the worker read it is refused by the peers as
+// the tombstone is written; the worker keeps it as one not due, with no
+// error counted.
+func TestWorkerLockedSinceTheCheck(t *testing.T) {
+	now := time.Date(2026, 12, 10, 12, 0, 0, 0, time.UTC)
+	old := now.Add(-240 * time.Hour)
+	vk := func(t time.Time) string { return meta.VersionKey("a", meta.NewVersionID(t.UnixNano())) }
+	cur, prev := vk(old.Add(time.Hour)), vk(old)
+	f := &fakeStore{
+		config:     []byte(rules(`<Rule><ID>n</ID><Status>Enabled</Status><Filter></Filter><NoncurrentVersionExpiration><NoncurrentDays>1</NoncurrentDays></NoncurrentVersionExpiration></Rule>`)),
+		versioning: []byte(`<VersioningConfiguration><Status>Enabled</Status></VersioningConfiguration>`),
+		objects: map[string]object.ObjectInfo{
+			cur:  {Key: cur, ModTime: old.Add(time.Hour)},
+			prev: {Key: prev, ModTime: old},
+		},
+		refuse: fmt.Errorf("delete: %w", meta.ErrObjectLocked),
+	}
+	w := New(Config{Store: f, Now: func() time.Time { return now }, Rate: 1e6})
+	if err := w.Pass(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := f.objects[prev]; !ok {
+		t.Fatal("the refused version is gone")
+	}
+	if s := w.Stats(); s.Noncurrent != 0 || s.Errors != 0 {
+		t.Fatalf("stats %+v, want nothing removed and no error", s)
+	}
+	f.refuse = nil
+	if err := w.Pass(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := f.objects[prev]; ok || w.Stats().Noncurrent != 1 {
+		t.Fatalf("without the refusal the version stays: stats %+v", w.Stats())
 	}
 }
 

@@ -6,14 +6,14 @@ import (
 	"testing"
 )
 
-func TestDeleteObjectIf(t *testing.T) {
+func TestDeleteObjectWith(t *testing.T) {
 	l, _ := newTestLayer(t)
 	ctx := context.Background()
 	info := put(t, l, "k", []byte("data"))
 	refuse := errors.New("condition failed")
 
 	var seen *ObjectInfo
-	err := l.DeleteObjectIf(ctx, testBucket, "k", func(cur *ObjectInfo) error { seen = cur; return refuse })
+	err := l.DeleteObjectWith(ctx, testBucket, "k", DeleteOptions{Check: func(cur *ObjectInfo) error { seen = cur; return refuse }})
 	if !errors.Is(err, refuse) {
 		t.Fatalf("refused delete: %v", err)
 	}
@@ -22,7 +22,7 @@ func TestDeleteObjectIf(t *testing.T) {
 	}
 	mustGet(t, l, "k", []byte("data"))
 
-	if err := l.DeleteObjectIf(ctx, testBucket, "k", func(*ObjectInfo) error { return nil }); err != nil {
+	if err := l.DeleteObjectWith(ctx, testBucket, "k", DeleteOptions{Check: func(*ObjectInfo) error { return nil }}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = l.HeadObject(ctx, testBucket, "k")
@@ -30,10 +30,10 @@ func TestDeleteObjectIf(t *testing.T) {
 
 	// A missing key is shown to the check as nil; its verdict stands.
 	seen = &ObjectInfo{}
-	err = l.DeleteObjectIf(ctx, testBucket, "k", func(cur *ObjectInfo) error { seen = cur; return refuse })
+	err = l.DeleteObjectWith(ctx, testBucket, "k", DeleteOptions{Check: func(cur *ObjectInfo) error { seen = cur; return refuse }})
 	if !errors.Is(err, refuse) || seen != nil {
 		t.Fatalf("missing key: err %v, check saw %+v", err, seen)
 	}
-	err = l.DeleteObjectIf(ctx, "nobucket", "k", func(*ObjectInfo) error { return nil })
+	err = l.DeleteObjectWith(ctx, "nobucket", "k", DeleteOptions{Check: func(*ObjectInfo) error { return nil }})
 	wantErr(t, err, ErrBucketNotFound)
 }

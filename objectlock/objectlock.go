@@ -29,6 +29,21 @@ const (
 	LegalHoldHeader = "X-Amz-Object-Lock-Legal-Hold"
 )
 
+// BypassHeader marks a tombstone written with the caller's consent to
+// delete a version under a governance retention
+// (x-amz-bypass-governance-retention). Every peer checks the record it
+// replaces against the one it receives, so the consent travels in the
+// tombstone: the decision is made where the version is, in one step with
+// the delete, and a repair carrying the same tombstone later is accepted
+// for the same reason.
+const BypassHeader = "X-Tessera-Bypass-Governance"
+
+// BypassMark is the headers of a tombstone carrying that consent.
+func BypassMark() map[string]string { return map[string]string{BypassHeader: "true"} }
+
+// Bypassed reports whether a record's headers carry the consent.
+func Bypassed(headers map[string]string) bool { return headers[BypassHeader] == "true" }
+
 // Mode is a retention mode.
 type Mode string
 

@@ -161,6 +161,13 @@ func TestErrorMapping(t *testing.T) {
 	if err := c.Commit(ctx, locked, nil); err != nil {
 		t.Fatal(err)
 	}
+	// Under a governance retention: only a tombstone carrying the bypass.
+	gov := &meta.Object{Bucket: "bkt", Key: "gov", Stamp: stamp(5, "w"), Code: meta.Code{K: 1},
+		Inlined: true, Inline: []byte("x"), Size: 1, Headers: map[string]string{}}
+	objectlock.State{Retention: objectlock.Retention{Mode: objectlock.Governance, Until: time.Now().Add(time.Hour)}}.Apply(gov.Headers)
+	if err := c.Commit(ctx, gov, nil); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name   string
 		call   func() error
@@ -175,6 +182,9 @@ func TestErrorMapping(t *testing.T) {
 		{"stale", func() error { return c.Commit(ctx, &staleO, nil) }, meta.ErrStale, 409},
 		{"object locked", func() error {
 			return c.Commit(ctx, &meta.Object{Bucket: "bkt", Key: "locked", Stamp: stamp(6, "w"), Deleted: true}, nil)
+		}, meta.ErrObjectLocked, 403},
+		{"object locked, governance without the bypass", func() error {
+			return c.Commit(ctx, &meta.Object{Bucket: "bkt", Key: "gov", Stamp: stamp(6, "w"), Deleted: true}, nil)
 		}, meta.ErrObjectLocked, 403},
 		{"object locked, a same-version repair lifting it", func() error {
 			unlocked := *locked
@@ -222,6 +232,12 @@ func TestErrorMapping(t *testing.T) {
 				t.Fatalf("remote error %+v, want status %d", re, tc.status)
 			}
 		})
+	}
+	// The bypass travels in the record over the wire.
+	tomb := &meta.Object{Bucket: "bkt", Key: "gov", Stamp: stamp(8, "w"), Deleted: true,
+		Headers: objectlock.BypassMark()}
+	if err := c.Commit(ctx, tomb, nil); err != nil {
+		t.Fatalf("governance delete with the bypass: %v", err)
 	}
 }
 

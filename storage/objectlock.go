@@ -8,27 +8,39 @@ import (
 	"tessera/objectlock"
 )
 
-// lockForbids enforces, on this peer, the part of a version's object lock
-// no request may lift: while a legal hold is on the version cannot be
-// deleted, and while a compliance retention runs it cannot be deleted,
-// its retention cannot be shortened or change mode, and its bytes cannot
-// change size. A governance retention, which S3 lets a privileged caller
-// bypass, is left to the gateway. cur is the key's record, next the one
-// replacing it.
+// lockForbids enforces, on this peer, a version's object lock against the
+// record replacing it: cur is the key's record, next the one replacing it.
+// A tombstone deletes the version, which a legal hold forbids, a
+// compliance retention forbids until it ends, and a governance retention
+// forbids unless the tombstone carries the caller's consent
+// (objectlock.BypassHeader): deciding here, not only in the gateway,
+// makes the check and the delete one step, so no request racing a lock
+// change slips between them and no crafted peer call skips the check. A
+// record of other bytes (another size) overwrites the version in place,
+// which no lock allows. A record of the same bytes may extend a
+// compliance retention but not shorten it or change its mode; changes to
+// a governance retention are weighed by the gateway, since a consent
+// given for one record would not travel to a peer that missed it.
 func lockForbids(cur, next *meta.Object, now time.Time) error {
 	if cur.Deleted {
 		return nil
 	}
 	st := objectlock.StateOf(cur.Headers)
-	compliance := st.Retention.Mode == objectlock.Compliance && st.Retention.Retained(now)
 	switch {
-	case next.Deleted && (st.LegalHold || compliance):
-		return fmt.Errorf("delete of %s/%s: %w", cur.Bucket, cur.Key, meta.ErrObjectLocked)
-	case next.Deleted || !compliance:
+	case next.Deleted:
+		if objectlock.CheckDelete(st, now, objectlock.Bypassed(next.Headers)) != nil {
+			return fmt.Errorf("delete of %s/%s: %w", cur.Bucket, cur.Key, meta.ErrObjectLocked)
+		}
+		return nil
+	case next.Size != cur.Size:
+		if st.LegalHold || st.Retention.Retained(now) {
+			return fmt.Errorf("overwrite of locked %s/%s: %w", cur.Bucket, cur.Key, meta.ErrObjectLocked)
+		}
+		return nil
+	case st.Retention.Mode != objectlock.Compliance:
 		return nil
 	}
-	nst := objectlock.StateOf(next.Headers)
-	if nst.Retention.Mode != objectlock.Compliance || nst.Retention.Until.Before(st.Retention.Until) || next.Size != cur.Size {
+	if objectlock.CheckRetention(st.Retention, objectlock.StateOf(next.Headers).Retention, now, false) != nil {
 		return fmt.Errorf("rewrite of %s/%s under compliance retention until %s: %w",
 			cur.Bucket, cur.Key, st.Retention.Until.Format(time.RFC3339), meta.ErrObjectLocked)
 	}

@@ -11,8 +11,9 @@ import (
 
 // A peer refuses, whoever asks, to delete a version under a legal hold or
 // a running compliance retention, or to rewrite it with a shorter
-// retention or other bytes; a governance retention is the gateway's, and
-// an expired retention protects nothing.
+// compliance retention; no lock lets other bytes replace the version; a
+// governance retention yields to a tombstone carrying the bypass mark
+// only; and an expired retention protects nothing.
 func TestObjectLockOnThePeer(t *testing.T) {
 	clock := &fakeClock{}
 	clock.ns.Store(time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC).UnixNano())
@@ -33,6 +34,13 @@ func TestObjectLockOnThePeer(t *testing.T) {
 		}
 	}
 	longer := objectlock.State{Retention: objectlock.Retention{Mode: objectlock.Compliance, Until: until.Add(time.Hour)}}
+	govFor := func(d time.Duration) objectlock.State {
+		return objectlock.State{Retention: objectlock.Retention{Mode: objectlock.Governance, Until: until.Add(d)}}
+	}
+	bypass := func(o *meta.Object) *meta.Object {
+		o.Headers = objectlock.BypassMark()
+		return o
+	}
 	cases := []struct {
 		name   string
 		next   *meta.Object
@@ -45,8 +53,14 @@ func TestObjectLockOnThePeer(t *testing.T) {
 		{"other bytes", locked("comp", 15, comp, "other data"), true},
 		{"delete under legal hold", object("bkt", "hold", stamp(11, "w")), true},
 		{"longer compliance", locked("comp", 16, longer, "data"), false},
-		{"legal hold lifted", locked("hold", 12, objectlock.State{HoldSet: true}, "data"), false},
-		{"delete under governance", object("bkt", "gov", stamp(11, "w")), false},
+		{"other bytes under legal hold", locked("hold", 12, hold, "other data"), true},
+		{"legal hold lifted", locked("hold", 13, objectlock.State{HoldSet: true}, "data"), false},
+		{"delete under governance", object("bkt", "gov", stamp(11, "w")), true},
+		{"other bytes under governance", locked("gov", 12, gov, "other data"), true},
+		{"other bytes under governance, bypassed", bypass(locked("gov", 13, gov, "other data")), true},
+		{"longer governance", locked("gov", 14, govFor(time.Hour), "data"), false},
+		{"shorter governance (the gateway's to weigh)", locked("gov", 15, govFor(time.Minute), "data"), false},
+		{"delete under governance, bypassed", bypass(object("bkt", "gov", stamp(19, "w"))), false},
 	}
 	for _, tc := range cases {
 		err := s.Commit(ctx, tc.next, nil)

@@ -43,7 +43,17 @@ func (l *Layer) rewriteObject(ctx context.Context, bucket, key string, opts PutO
 	if err != nil {
 		return ObjectInfo{}, err
 	}
-	if err := l.checkPutCondition(ctx, bucket, key, opts); err != nil {
+	// The conditions are judged on the version just read, which is the
+	// one the peers rewrite (each refuses unless it holds exactly that
+	// stamp), so reading the key's metadata again would add a round trip
+	// and judge another record. A caller's own CurrentFunc still decides.
+	cond := opts
+	if cond.Current == nil {
+		cond.Current = func(context.Context) (Current, bool, error) {
+			return Current{ETag: v.obj.ETag, Stored: key}, true, nil
+		}
+	}
+	if err := l.checkPutCondition(ctx, bucket, key, cond); err != nil {
 		return ObjectInfo{}, err
 	}
 	next := *v.obj

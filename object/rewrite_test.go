@@ -29,10 +29,26 @@ func TestRewriteObject(t *testing.T) {
 			}
 			return n
 		}
+		metas := func() (n int64) {
+			for _, p := range fc.peers {
+				n += p.metas.Load()
+			}
+			return n
+		}
 		stages := staged()
+		m0 := metas()
+		if _, err := l.HeadObject(ctx, testBucket, "k"); err != nil {
+			t.Fatal(err)
+		}
+		m1 := metas()
 		tags := map[string]string{"X-Amz-Tagging": "a=b"}
 		if _, err := l.RewriteObject(ctx, testBucket, "k", PutOptions{Headers: tags, IfMatch: before.ETag}); err != nil {
 			t.Fatal(err)
+		}
+		// Its If-Match is judged on the version it read, not on a second
+		// read of the key's metadata.
+		if head, rewrite := m1-m0, metas()-m1; rewrite != head {
+			t.Fatalf("size %d: a rewrite read metadata %d times, a HEAD %d", size, rewrite, head)
 		}
 		after, err := l.HeadObject(ctx, testBucket, "k")
 		if err != nil {

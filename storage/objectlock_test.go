@@ -68,6 +68,11 @@ func TestObjectLockOnThePeer(t *testing.T) {
 			t.Errorf("%s: %v", tc.name, err)
 		}
 	}
+	// The consent stays in the tombstone, so a repair copying it to a
+	// peer that missed the delete carries it too.
+	if o, err := s.ReadMeta(ctx, "bkt", "gov"); err != nil || !o.Deleted || !objectlock.Bypassed(o.Headers) {
+		t.Fatalf("gov after the bypassed delete: %+v, %v", o, err)
+	}
 	if o, err := s.ReadMeta(ctx, "bkt", "comp"); err != nil || !objectlock.StateOf(o.Headers).Retention.Until.Equal(until.Add(time.Hour)) {
 		t.Fatalf("comp after the refusals: %+v, %v", o, err)
 	}

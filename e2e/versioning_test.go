@@ -254,6 +254,81 @@ func TestObjectLock(t *testing.T) {
 	}
 }
 
+// TestLockAndTagChangesCompose: on a real cluster, tag changes racing a
+// legal hold and a retention change of the same version never undo them:
+// each change applies to the version as the others left it, so after
+// every round the hold, the retention and the last tags are all there.
+func TestLockAndTagChangesCompose(t *testing.T) {
+	c := startServer(t)
+	cl := newAWS(t, c)
+	ctx := context.Background()
+	bucket, key := aws.String("compose"), aws.String("k")
+	if _, err := cl.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: bucket, ObjectLockEnabledForBucket: aws.Bool(true)}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := cl.PutObject(ctx, &s3.PutObjectInput{Bucket: bucket, Key: key, Body: bytes.NewReader(payload(2, 200_000)),
+		ChecksumAlgorithm: types.ChecksumAlgorithmCrc32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := out.VersionId
+	base := time.Now().Add(time.Hour).UTC().Truncate(time.Second)
+	const tagWrites = 12
+	for round := range 4 {
+		until := base.Add(time.Duration(round) * time.Minute)
+		errs := make(chan error, 2)
+		go func() {
+			for i := range tagWrites {
+				_, err := cl.PutObjectTagging(ctx, &s3.PutObjectTaggingInput{Bucket: bucket, Key: key, VersionId: id,
+					ChecksumAlgorithm: types.ChecksumAlgorithmCrc32,
+					Tagging:           &types.Tagging{TagSet: []types.Tag{{Key: aws.String("n"), Value: aws.String(fmt.Sprint(round, "-", i))}}}})
+				if err != nil {
+					errs <- fmt.Errorf("tagging %d: %w", i, err)
+					return
+				}
+			}
+			errs <- nil
+		}()
+		go func() {
+			if _, err := cl.PutObjectLegalHold(ctx, &s3.PutObjectLegalHoldInput{Bucket: bucket, Key: key, VersionId: id,
+				ChecksumAlgorithm: types.ChecksumAlgorithmCrc32,
+				LegalHold:         &types.ObjectLockLegalHold{Status: types.ObjectLockLegalHoldStatusOn}}); err != nil {
+				errs <- fmt.Errorf("legal hold: %w", err)
+				return
+			}
+			_, err := cl.PutObjectRetention(ctx, &s3.PutObjectRetentionInput{Bucket: bucket, Key: key, VersionId: id,
+				ChecksumAlgorithm: types.ChecksumAlgorithmCrc32,
+				Retention:         &types.ObjectLockRetention{Mode: types.ObjectLockRetentionModeGovernance, RetainUntilDate: aws.Time(until)}})
+			if err != nil {
+				err = fmt.Errorf("retention: %w", err)
+			}
+			errs <- err
+		}()
+		for range 2 {
+			if err := <-errs; err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
+		hold, err := cl.GetObjectLegalHold(ctx, &s3.GetObjectLegalHoldInput{Bucket: bucket, Key: key, VersionId: id})
+		if err != nil || hold.LegalHold.Status != types.ObjectLockLegalHoldStatusOn {
+			t.Fatalf("round %d: legal hold %+v, %v: a tag change undid it", round, hold, err)
+		}
+		ret, err := cl.GetObjectRetention(ctx, &s3.GetObjectRetentionInput{Bucket: bucket, Key: key, VersionId: id})
+		if err != nil || !ret.Retention.RetainUntilDate.Equal(until) {
+			t.Fatalf("round %d: retention %+v, %v, want until %s", round, ret, err, until)
+		}
+		tags, err := cl.GetObjectTagging(ctx, &s3.GetObjectTaggingInput{Bucket: bucket, Key: key, VersionId: id})
+		if want := fmt.Sprint(round, "-", tagWrites-1); err != nil || len(tags.TagSet) != 1 || *tags.TagSet[0].Value != want {
+			t.Fatalf("round %d: tags %+v, %v, want n=%s", round, tags, err, want)
+		}
+		if _, err := cl.PutObjectLegalHold(ctx, &s3.PutObjectLegalHoldInput{Bucket: bucket, Key: key, VersionId: id,
+			ChecksumAlgorithm: types.ChecksumAlgorithmCrc32,
+			LegalHold:         &types.ObjectLockLegalHold{Status: types.ObjectLockLegalHoldStatusOff}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestVersionedConditionalWrites: in a versioned bucket a write makes a
 // new version, and its If-Match / If-None-Match are judged against the
 // key's current version (none while a delete marker is the latest), for

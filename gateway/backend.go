@@ -32,11 +32,12 @@ type Backend interface {
 	DeleteObjectWith(ctx context.Context, bucket, key string, opts object.DeleteOptions) error
 	ListObjects(ctx context.Context, bucket string, opts object.ListOptions) (object.ListResult, error)
 	CopyObject(ctx context.Context, srcBucket, srcKey, dstBucket, dstKey string, opts object.CopyOptions) (object.ObjectInfo, error)
-	// RewriteObject gives the current version of bucket/key opts' content
-	// type, user metadata and headers, keeping its data, storage class
-	// and Last-Modified time (tagging, retention, legal hold): a new
-	// version of the same bytes, without copying them.
-	RewriteObject(ctx context.Context, bucket, key string, opts object.PutOptions) (object.ObjectInfo, error)
+	// RewriteObject gives the current version of bucket/key the content
+	// type, user metadata and headers edit makes from it, keeping its
+	// data, storage class and Last-Modified time (tagging, retention,
+	// legal hold): a new version of the same bytes, without copying them,
+	// of exactly the version edit saw.
+	RewriteObject(ctx context.Context, bucket, key string, edit object.Edit) (object.ObjectInfo, error)
 
 	NewMultipart(ctx context.Context, bucket, key string, opts object.PutOptions) (uploadID string, err error)
 	PutPart(ctx context.Context, bucket, key, uploadID string, number int, r io.Reader, size int64, contentMD5 []byte) (object.PartInfo, error)

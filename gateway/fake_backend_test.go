@@ -270,7 +270,6 @@ func (f *fakeBackend) HeadObject(_ context.Context, bucket, key string) (object.
 	return o.info, nil
 }
 
-
 // ListObjects lists keys > After in order, folding keys that share a
 // prefix up to the delimiter into one common prefix.
 func (f *fakeBackend) ListObjects(_ context.Context, bucket string, opts object.ListOptions) (object.ListResult, error) {
@@ -340,10 +339,14 @@ func (f *fakeBackend) CopyObject(_ context.Context, srcBucket, srcKey, dstBucket
 	return info, nil
 }
 
-func (f *fakeBackend) RewriteObject(_ context.Context, bucket, key string, opts object.PutOptions) (object.ObjectInfo, error) {
+func (f *fakeBackend) RewriteObject(_ context.Context, bucket, key string, edit object.Edit) (object.ObjectInfo, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	o, err := f.lookup(bucket, key)
+	if err != nil {
+		return object.ObjectInfo{}, err
+	}
+	opts, err := edit(o.info)
 	if err != nil {
 		return object.ObjectInfo{}, err
 	}

@@ -263,26 +263,34 @@ func (g *gateway) putObjectRetention(w http.ResponseWriter, r *http.Request) err
 	if next.Mode != "" && !next.Until.After(now) {
 		return apiErrf(errInvalidArgument, "The retain until date must be in the future!")
 	}
-	bucket, t, info, err := g.lockedVersion(w, r)
+	bucket, t, _, err := g.lockedVersion(w, r)
 	if err != nil {
 		return err
 	}
-	st := objectlock.StateOf(info.Headers)
-	if err := objectlock.CheckRetention(st.Retention, next, now, bypassGovernance(r.Header)); err != nil {
-		return lockErr(err)
-	}
-	st.Retention = next
-	return g.rewriteLock(w, r, bucket, t, info, st)
+	bypass := bypassGovernance(r.Header)
+	return g.rewriteLock(w, r, bucket, t, func(st *objectlock.State) error {
+		if err := objectlock.CheckRetention(st.Retention, next, now, bypass); err != nil {
+			return lockErr(err)
+		}
+		st.Retention = next
+		return nil
+	})
 }
 
-// rewriteLock stores the version's new lock state in its record.
-func (g *gateway) rewriteLock(w http.ResponseWriter, r *http.Request, bucket string, t target, info object.ObjectInfo, st objectlock.State) error {
-	headers := maps.Clone(info.Headers)
-	if headers == nil {
-		headers = map[string]string{}
-	}
-	st.Apply(headers)
-	if err := g.rewriteRecord(r.Context(), bucket, t, info, headers); err != nil {
+// rewriteLock changes the version's lock state in its record as change
+// says. change judges the state of the record the rewrite replaces, so a
+// retention or hold set since the request read the version is seen, and
+// kept.
+func (g *gateway) rewriteLock(w http.ResponseWriter, r *http.Request, bucket string, t target, change func(*objectlock.State) error) error {
+	err := g.rewriteRecord(r.Context(), bucket, t, func(headers map[string]string) error {
+		st := objectlock.StateOf(headers)
+		if err := change(&st); err != nil {
+			return err
+		}
+		st.Apply(headers)
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusOK)
@@ -311,13 +319,14 @@ func (g *gateway) putObjectLegalHold(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return lockErr(err)
 	}
-	bucket, t, info, err := g.lockedVersion(w, r)
+	bucket, t, _, err := g.lockedVersion(w, r)
 	if err != nil {
 		return err
 	}
-	st := objectlock.StateOf(info.Headers)
-	st.LegalHold, st.HoldSet = on, true
-	return g.rewriteLock(w, r, bucket, t, info, st)
+	return g.rewriteLock(w, r, bucket, t, func(st *objectlock.State) error {
+		st.LegalHold, st.HoldSet = on, true
+		return nil
+	})
 }
 
 func (g *gateway) getObjectLegalHold(w http.ResponseWriter, r *http.Request) error {

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/xml"
+	"maps"
 	"net/http"
 
 	"tessera/object"
@@ -70,12 +71,9 @@ func (g *gateway) deleteObjectTagging(w http.ResponseWriter, r *http.Request) er
 	return g.replaceTags(w, r, "", http.StatusNoContent)
 }
 
-// replaceTags rewrites the object with the same bytes and metadata and the
-// new tags. Tags live in the object's metadata record, and the layer
-// updates records only by writing a new version; so a tag change costs a
-// copy, gives a single-part object a new Last-Modified (and a multipart
-// one a single-part ETag), and races like any other write with a
-// concurrent PUT of the key.
+// replaceTags gives the version new tags (none: encoded is empty). Tags
+// live in the version's record, which the rewrite replaces with one of
+// the same bytes, ETag and Last-Modified.
 func (g *gateway) replaceTags(w http.ResponseWriter, r *http.Request, encoded string, status int) error {
 	bucket, key, err := objectParams(r)
 	if err != nil {
@@ -86,20 +84,19 @@ func (g *gateway) replaceTags(w http.ResponseWriter, r *http.Request, encoded st
 		return err
 	}
 	setVersionHeaders(w.Header(), t.id, false)
-	headers := map[string]string{}
-	for k, v := range info.Headers {
-		headers[k] = v
+	if _, tagged := info.Headers[tagsHeader]; encoded == "" && !tagged {
+		w.WriteHeader(status)
+		return nil
 	}
-	if encoded == "" {
-		if _, ok := headers[tagsHeader]; !ok {
-			w.WriteHeader(status)
-			return nil
+	err = g.rewriteRecord(r.Context(), bucket, t, func(headers map[string]string) error {
+		if encoded == "" {
+			delete(headers, tagsHeader)
+		} else {
+			headers[tagsHeader] = encoded
 		}
-		delete(headers, tagsHeader)
-	} else {
-		headers[tagsHeader] = encoded
-	}
-	if err := g.rewriteRecord(r.Context(), bucket, t, info, headers); err != nil {
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	w.WriteHeader(status)
@@ -107,10 +104,23 @@ func (g *gateway) replaceTags(w http.ResponseWriter, r *http.Request, encoded st
 }
 
 // rewriteRecord rewrites the version t with the same bytes and metadata
-// and the stored headers given: how tags and lock state change.
-func (g *gateway) rewriteRecord(ctx context.Context, bucket string, t target, info object.ObjectInfo, headers map[string]string) error {
-	opts := object.PutOptions{ContentType: info.ContentType, UserMeta: info.UserMeta, Headers: headers, IfMatch: info.ETag}
-	if _, err := g.be.RewriteObject(ctx, bucket, t.stored, opts); err != nil {
+// and its stored headers as change leaves them: how tags and lock state
+// change. change runs on the record the rewrite replaces (again, should a
+// concurrent change to the version commit first), so two changes to one
+// version never undo each other, and a check it makes holds for that
+// record; an error from it stops the rewrite and is returned.
+func (g *gateway) rewriteRecord(ctx context.Context, bucket string, t target, change func(headers map[string]string) error) error {
+	edit := func(cur object.ObjectInfo) (object.PutOptions, error) {
+		headers := maps.Clone(cur.Headers)
+		if headers == nil {
+			headers = map[string]string{}
+		}
+		if err := change(headers); err != nil {
+			return object.PutOptions{}, err
+		}
+		return object.PutOptions{ContentType: cur.ContentType, UserMeta: cur.UserMeta, Headers: headers}, nil
+	}
+	if _, err := g.be.RewriteObject(ctx, bucket, t.stored, edit); err != nil {
 		return t.notFound(err)
 	}
 	return nil

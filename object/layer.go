@@ -120,6 +120,10 @@ type Layer struct {
 	// gateway, so a retried or concurrent Complete finds the first one's
 	// object rather than racing it on the peers.
 	completing keyLocks
+	// rewriting serialises the rewrites of one key through this gateway
+	// (tags, retention, legal hold), so that they compose instead of
+	// racing each other on the peers.
+	rewriting keyLocks
 
 	listBatch int // entries per peer List call; 0 sizes it to the page
 

@@ -73,7 +73,10 @@ type scaleRow struct {
 
 type scaleTable struct{ rows []*scaleRow }
 
+// add records one measured value and prints it at once, so that a long
+// run stopped before its report still leaves every figure it measured.
 func (tb *scaleTable) add(name, unit string, rate bool, t *target, v float64) {
+	fmt.Fprintf(os.Stderr, "measured %s | %s | %s %s\n", name, t.name, fig(v), unit)
 	for _, r := range tb.rows {
 		if r.name == name {
 			r.values[t.name] = append(r.values[t.name], v)
@@ -117,6 +120,15 @@ func runScale(ctx context.Context, cfg config) (err error) {
 		}
 	}
 	if !cfg.scaleDelete {
+		env.loadEnd = loadavg()
+		return emit(env.scaleReport(targets, tb), cfg.out)
+	}
+	if cfg.scaleDeleteN > 0 && cfg.scaleDeleteN < have {
+		// A slice of the keys: the delete rate only, since the bucket
+		// is not empty afterwards.
+		if err := deleteAll(ctx, targets, tb, cfg.scaleDeleteN); err != nil {
+			return err
+		}
 		env.loadEnd = loadavg()
 		return emit(env.scaleReport(targets, tb), cfg.out)
 	}
@@ -309,6 +321,7 @@ func deleteAll(ctx context.Context, targets []*target, tb *scaleTable, n int) er
 			}
 			tb.add("DELETE, batches of 1,000", "objects/s", true, t, float64(hi-lo)/d.Seconds())
 		}
+		fmt.Fprintf(os.Stderr, "deleted %d/%d\n", hi, n)
 	}
 	return nil
 }

@@ -119,21 +119,20 @@ func runScale(ctx context.Context, cfg config) (err error) {
 			tb.add(step+"bytes on disk per object", "B", false, t, float64(bytes)/float64(n))
 		}
 	}
-	if !cfg.scaleDelete {
-		env.loadEnd = loadavg()
-		return emit(env.scaleReport(targets, tb), cfg.out)
+	// With -scale-delete-n only a slice of the keys goes: the delete rate
+	// alone, since the bucket is not empty afterwards.
+	deleteN := have
+	if cfg.scaleDeleteN > 0 {
+		deleteN = min(cfg.scaleDeleteN, have)
 	}
-	if cfg.scaleDeleteN > 0 && cfg.scaleDeleteN < have {
-		// A slice of the keys: the delete rate only, since the bucket
-		// is not empty afterwards.
-		if err := deleteAll(ctx, targets, tb, cfg.scaleDeleteN); err != nil {
+	if cfg.scaleDelete {
+		if err := deleteAll(ctx, targets, tb, deleteN); err != nil {
 			return err
 		}
+	}
+	if !cfg.scaleDelete || deleteN < have {
 		env.loadEnd = loadavg()
 		return emit(env.scaleReport(targets, tb), cfg.out)
-	}
-	if err := deleteAll(ctx, targets, tb, have); err != nil {
-		return err
 	}
 	if cfg.scaleWait > 0 {
 		fmt.Fprintf(os.Stderr, "waiting %s for deleted data to be collected\n", cfg.scaleWait)

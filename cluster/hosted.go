@@ -128,6 +128,10 @@ func (h *Hosted) Addr() string { return h.n.Addr() }
 // Members returns every member the host knows, this one included.
 func (h *Hosted) Members() []Member { return h.n.Members() }
 
+// View returns the host's ring view: the member is placed by the ring
+// its host follows.
+func (h *Hosted) View() *View { return h.n.View() }
+
 // UpdateMeta re-reads HostedConfig.Meta into the host's registry, waking
 // its subscribers. It fails with ErrMetaTooLarge, recording nothing new,
 // if the meta does not fit, and with ErrClosed after Close. Nothing is

@@ -244,6 +244,7 @@ func TestClusterDecommission(t *testing.T) {
 	c, mc, set := bootLoaded(t, 7, bucket, 80)
 	ctx := context.Background()
 	victim := c.peers[6]
+	locked := putLocked(ctx, t, mc, "decom-lock", 12)
 	var stop atomic.Bool
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -323,7 +324,40 @@ func TestClusterDecommission(t *testing.T) {
 	}
 	c.kill(victim)
 	set.verify(ctx, t, mc)
+	for key, sum := range locked {
+		if err := tryGet(ctx, mc, "decom-lock", key, sum); err != nil {
+			t.Fatalf("locked version after the drain: %v", err)
+		}
+	}
 	t.Logf("drained under %d load writes", len(written))
+}
+
+// putLocked writes n objects under a compliance retention or a legal hold
+// into a new object-lock bucket and returns their sums. A drain moves
+// them like any other: the drained peer may drop its locked copies once
+// the ring no longer places them there (every peer refuses such a drop
+// from where the ring does), so the drain ending shows they moved.
+func putLocked(ctx context.Context, t *testing.T, mc *minio.Client, bucket string, n int) map[string][32]byte {
+	t.Helper()
+	if err := mc.MakeBucket(ctx, bucket, minio.MakeBucketOptions{ObjectLocking: true}); err != nil {
+		t.Fatalf("make %s: %v", bucket, err)
+	}
+	sums := map[string][32]byte{}
+	for i := range n {
+		key := fmt.Sprintf("locked/%02d", i)
+		data := bytes.Repeat([]byte{byte(i)}, 1000+i*40_000) // inlined and sharded
+		opts := minio.PutObjectOptions{SendContentMd5: true}
+		if i%2 == 0 {
+			opts.Mode, opts.RetainUntilDate = minio.Compliance, time.Now().Add(time.Hour)
+		} else {
+			opts.LegalHold = minio.LegalHoldEnabled
+		}
+		if _, err := mc.PutObject(ctx, bucket, key, bytes.NewReader(data), int64(len(data)), opts); err != nil {
+			t.Fatalf("put %s: %v", key, err)
+		}
+		sums[key] = sha256.Sum256(data)
+	}
+	return sums
 }
 
 // TestClusterCapacityWeights: six peer processes advertising capacities

@@ -191,6 +191,9 @@ func TestErrorMapping(t *testing.T) {
 			unlocked.Headers = map[string]string{}
 			return c.RepairCommit(ctx, &unlocked, nil)
 		}, meta.ErrObjectLocked, 403},
+		{"object locked, a drop of the version", func() error {
+			return c.DropVersion(ctx, "bkt", "locked", locked.Stamp)
+		}, meta.ErrObjectLocked, 403},
 		{"object locked, a rewrite lifting it", func() error {
 			unlocked := *locked
 			unlocked.Stamp, unlocked.Headers, unlocked.Inline = stamp(7, "w"), map[string]string{}, nil

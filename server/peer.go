@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"tessera/cluster"
+	"tessera/meta"
 	"tessera/peer"
 	"tessera/scrub"
 	"tessera/storage"
@@ -87,6 +89,8 @@ type membership interface {
 	UpdateMeta(context.Context) error
 	// Members is every member known, the peer included.
 	Members() []cluster.Member
+	// View is the ring this membership follows.
+	View() *cluster.View
 	// Addr is the gossip address the peer is reached through.
 	Addr() string
 	Close() error
@@ -174,6 +178,7 @@ func startPeer(ctx context.Context, cfg PeerConfig) (*Peer, error) {
 		return nil, fmt.Errorf("peer %s: gossip: %w", id, err)
 	}
 	p.node = node
+	p.store.SetPlacer(ringPlacer{id: meta.PeerID(id), view: node.View()})
 	if err := p.advertise(ctx, cfg.Advertise); err != nil {
 		return nil, errors.Join(err, p.Close())
 	}
@@ -382,4 +387,21 @@ func epochFile(cfg PeerConfig) string {
 		return ""
 	}
 	return filepath.Join(cfg.Dir, "ring.epoch")
+}
+
+// ringPlacer answers the store's placement questions (storage.Placer)
+// from the ring the peer's membership follows, which is the gateways'
+// ring: a locked copy may be dropped only from a peer that ring no longer
+// places the key on.
+type ringPlacer struct {
+	id   meta.PeerID
+	view *cluster.View
+}
+
+func (r ringPlacer) Placed(bucket, key string, n int) (bool, error) {
+	ps, err := r.view.Placement(bucket, key, n)
+	if err != nil {
+		return false, err
+	}
+	return slices.Contains(ps, r.id), nil
 }

@@ -59,7 +59,8 @@ func (s *Store) Relabel(ctx context.Context, o *meta.Object) error {
 // DropVersion removes the key's record and shard files if the peer holds
 // exactly version st: the peer is no longer in the object's placement
 // and its copy has been moved. A newer record fails with meta.ErrStale and
-// stays; no record is meta.ErrNotFound.
+// stays; no record is meta.ErrNotFound. A locked version stays on a peer
+// its placement holds (meta.ErrObjectLocked; see dropForbidden).
 func (s *Store) DropVersion(ctx context.Context, bucket, key string, st meta.Stamp) error {
 	leave, err := s.enter(ctx)
 	if err != nil {
@@ -77,6 +78,9 @@ func (s *Store) DropVersion(ctx context.Context, bucket, key string, st meta.Sta
 	}
 	if cur != nil && cur.Stamp != st {
 		return fmt.Errorf("drop %s/%s %v: holds %v: %w", bucket, key, st, cur.Stamp, meta.ErrStale)
+	}
+	if err := s.dropForbidden(cur, s.now()); err != nil {
+		return err
 	}
 	// The record goes first, so that nothing points at the data when it
 	// goes; a crash in between leaves a dir the sweep collects.

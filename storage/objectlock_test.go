@@ -144,3 +144,70 @@ func TestObjectLockSameVersion(t *testing.T) {
 		}
 	}
 }
+
+// fakePlacer places every key on this peer or on none.
+type fakePlacer struct {
+	placed bool
+	err    error
+}
+
+func (f fakePlacer) Placed(string, string, int) (bool, error) { return f.placed, f.err }
+
+// A locked version leaves a peer by DropVersion only once the layout no
+// longer places its key there (the end of a move): a drop aimed at a copy
+// where it belongs, or on a peer that knows no layout yet, is refused and
+// changes nothing. Unlocked versions, expired retentions and tombstones
+// go wherever they are.
+func TestDropVersionUnderObjectLock(t *testing.T) {
+	clock := &fakeClock{}
+	clock.ns.Store(time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC).UnixNano())
+	until := clock.now().Add(time.Hour)
+	comp := objectlock.State{Retention: objectlock.Retention{Mode: objectlock.Compliance, Until: until}}
+	gov := objectlock.State{Retention: objectlock.Retention{Mode: objectlock.Governance, Until: until}}
+	hold := objectlock.State{LegalHold: true, HoldSet: true}
+	expired := objectlock.State{Retention: objectlock.Retention{Mode: objectlock.Compliance, Until: clock.now().Add(-time.Minute)}}
+	cases := []struct {
+		name    string
+		st      objectlock.State
+		deleted bool
+		placer  Placer // nil: none set
+		locked  bool
+	}{
+		{"compliance, no layout known", comp, false, nil, true},
+		{"compliance, placed here", comp, false, fakePlacer{placed: true}, true},
+		{"compliance, placement unknown", comp, false, fakePlacer{err: errors.New("no ring")}, true},
+		{"compliance, moved away", comp, false, fakePlacer{}, false},
+		{"governance, placed here", gov, false, fakePlacer{placed: true}, true},
+		{"governance, moved away", gov, false, fakePlacer{}, false},
+		{"legal hold, placed here", hold, false, fakePlacer{placed: true}, true},
+		{"legal hold, moved away", hold, false, fakePlacer{}, false},
+		{"expired retention, placed here", expired, false, fakePlacer{placed: true}, false},
+		{"no lock, no layout known", objectlock.State{}, false, nil, false},
+		{"tombstone, no layout known", objectlock.State{}, true, nil, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newStoreAt(t, time.Hour, clock.now)
+			if tc.placer != nil {
+				s.SetPlacer(tc.placer)
+			}
+			o := inlined("bkt", "k", stamp(10, "w"), []byte("data"))
+			o.Headers = map[string]string{}
+			tc.st.Apply(o.Headers)
+			if tc.deleted {
+				o = object("bkt", "k", stamp(10, "w"))
+			}
+			if err := s.Commit(ctx, o, nil); err != nil {
+				t.Fatal(err)
+			}
+			err := s.DropVersion(ctx, "bkt", "k", o.Stamp)
+			if got := errors.Is(err, meta.ErrObjectLocked); got != tc.locked || (!tc.locked && err != nil) {
+				t.Fatalf("drop: %v, want locked %v", err, tc.locked)
+			}
+			_, err = s.ReadMeta(ctx, "bkt", "k")
+			if kept := err == nil; kept != tc.locked {
+				t.Fatalf("after the drop: read %v, want the copy kept %v", err, tc.locked)
+			}
+		})
+	}
+}

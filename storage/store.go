@@ -96,6 +96,8 @@ type Store struct {
 	statfs   func() (capacity, free uint64, err error) // Config.statfs
 	// afterMigrateBatch is Config.afterMigrateBatch.
 	afterMigrateBatch func()
+	// placer is the peer's view of the layout (SetPlacer); nil until set.
+	placer atomic.Pointer[placerBox]
 }
 
 // Open opens (creating if needed) the store in dir, wipes its staging area

@@ -66,8 +66,9 @@ func (g *gateway) deleteVersion(ctx context.Context, bucket, key, versionID stri
 
 // removeVersion deletes one version of key, unless its object lock
 // forbids it (bypass lifts a governance retention). Deleting a version
-// that does not exist succeeds, as S3 answers it. The check here answers
-// early; the peers holding the version decide again as they write the
+// that does not exist succeeds, as S3 answers it. The check here, on the
+// version the delete itself resolves (one metadata read), answers early;
+// the peers holding the version decide again as they write the
 // tombstone, which carries bypass, so a lock set in between still holds.
 func (g *gateway) removeVersion(ctx context.Context, bucket, key, versionID string, cond deleteConditions, bypass bool) (deleteOutcome, error) {
 	t, err := g.resolve(ctx, bucket, key, versionID)
@@ -77,17 +78,20 @@ func (g *gateway) removeVersion(ctx context.Context, bucket, key, versionID stri
 	if err != nil {
 		return deleteOutcome{}, err
 	}
-	info, err := g.be.HeadObject(ctx, bucket, t.stored)
-	if err != nil && !errors.Is(err, object.ErrObjectNotFound) {
-		return deleteOutcome{}, err
-	}
-	marker := err == nil && info.DeleteMarker
-	if err == nil {
-		if err := objectlock.CheckDelete(objectlock.StateOf(info.Headers), time.Now(), bypass); err != nil {
-			return deleteOutcome{}, lockErr(err)
+	marker := false
+	check := func(info *object.ObjectInfo) error {
+		if info != nil {
+			marker = info.DeleteMarker
+			if err := objectlock.CheckDelete(objectlock.StateOf(info.Headers), time.Now(), bypass); err != nil {
+				return lockErr(err)
+			}
 		}
+		if cond.present() {
+			return cond.check(info)
+		}
+		return nil
 	}
-	if err := g.deleteOne(ctx, bucket, t.stored, cond, bypass); err != nil {
+	if err := g.be.DeleteObjectWith(ctx, bucket, t.stored, object.DeleteOptions{Check: check, BypassGovernance: bypass}); err != nil {
 		return deleteOutcome{}, err
 	}
 	return deleteOutcome{versionID: versionID, marker: marker, versioned: true}, nil

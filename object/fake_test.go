@@ -388,7 +388,7 @@ func (p *fakePeer) Rewrite(ctx context.Context, o *meta.Object, from meta.Stamp)
 	case cur == nil || (cur.Stamp != from && !from.Less(cur.Stamp)):
 		return fmt.Errorf("%s: rewrite of %v: %w", p.id, from, meta.ErrNotFound)
 	case cur.Stamp != from:
-		return fmt.Errorf("%s: rewrite of %v: holds %v: %w", p.id, from, cur.Stamp, meta.ErrStale)
+		return fmt.Errorf("%s: rewrite of %v: %w", p.id, from, &meta.StaleError{Held: cur.Stamp})
 	case cur.Size != o.Size || cur.ETag != o.ETag || cur.ShardIndex != o.ShardIndex:
 		return fmt.Errorf("%s: rewrite of %v with other data: %w", p.id, from, meta.ErrInvalidArgument)
 	}

@@ -177,7 +177,7 @@ func (l *Layer) commitUpload(ctx context.Context, bucket, key, uploadID string, 
 	if err := l.checkPutCondition(ctx, bucket, key, PutOptions{IfMatch: opts.IfMatch, IfNoneMatch: opts.IfNoneMatch, Current: opts.Current}); err != nil {
 		return ObjectInfo{}, err
 	}
-	err = l.commitVersion(ctx, "complete upload", o, ready, func(ctx context.Context, c ShardClient, rec *meta.Object) error {
+	err = l.commitVersion(ctx, "complete upload", o, ready, maxCommitAttempts, func(ctx context.Context, c ShardClient, rec *meta.Object) error {
 		return c.CompleteUpload(ctx, rec, uploadID)
 	})
 	if err != nil {

@@ -197,7 +197,7 @@ func stageFailure(ctx context.Context, err error, dist []meta.PeerID, res stageR
 // ready (ready[i] == nil); prep fills shard i's copy and returns its
 // staged files. See commitVersion.
 func (l *Layer) commitObject(ctx context.Context, o *meta.Object, ready []error, prep func(i int, rec *meta.Object) []string) error {
-	return l.commitVersion(ctx, "commit", o, ready, func(ctx context.Context, c ShardClient, rec *meta.Object) error {
+	return l.commitVersion(ctx, "commit", o, ready, maxCommitAttempts, func(ctx context.Context, c ShardClient, rec *meta.Object) error {
 		return c.Commit(ctx, rec, prep(rec.ShardIndex, rec))
 	})
 }
@@ -216,8 +216,10 @@ const maxCommitAttempts = 3
 // When such refusals cost the quorum, the clock advances past the stamps
 // they name and o is restamped and sent again (see hlc). Peers that took
 // the earlier stamp then lack its staged shards or its upload and fail;
-// repair brings them the new stamp.
-func (l *Layer) commitVersion(ctx context.Context, op string, o *meta.Object, ready []error,
+// repair brings them the new stamp. attempts bounds the sends: 1 for a
+// commit no new stamp can help (a rewrite names the exact version it
+// replaces, which a peer holding a newer one refuses whatever o's stamp).
+func (l *Layer) commitVersion(ctx context.Context, op string, o *meta.Object, ready []error, attempts int,
 	send func(ctx context.Context, c ShardClient, rec *meta.Object) error) error {
 	if !asksAll(ctx) {
 		ready = l.leaveOut(o.Distribution, ready, o.Code.WriteQuorum())
@@ -243,7 +245,7 @@ func (l *Layer) commitVersion(ctx context.Context, op string, o *meta.Object, re
 			l.settleAcked(o, rs)
 			return nil
 		}
-		if !l.observeStale(rs) || attempt == maxCommitAttempts || ctx.Err() != nil {
+		if !l.observeStale(rs) || attempt >= attempts || ctx.Err() != nil {
 			return err
 		}
 		lost := o.Stamp

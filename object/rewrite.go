@@ -112,7 +112,10 @@ func (l *Layer) rewriteObject(ctx context.Context, bucket, key string, edit Edit
 	next.Inline, next.ShardIndex = nil, 0
 	l.stampRecord(&next)
 	next.ModTime = v.obj.ModTime
-	err = l.commitVersion(ctx, "rewrite", &next, make([]error, len(next.Distribution)),
+	// One send: a peer refusing it as stale holds a version newer than
+	// from, which no restamp of next gets past; RewriteObject reads the
+	// key again instead.
+	err = l.commitVersion(ctx, "rewrite", &next, make([]error, len(next.Distribution)), 1,
 		func(ctx context.Context, c ShardClient, rec *meta.Object) error {
 			rw, ok := c.(Rewriter)
 			if !ok {

@@ -217,8 +217,21 @@ func TestRewritePastAFailedRewrite(t *testing.T) {
 	if info, err := l.HeadObject(ctx, testBucket, "k"); err != nil || info.Headers["X-Amz-Tagging"] != "" {
 		t.Fatalf("the failed rewrite is current: %+v, %v", info, err)
 	}
+	rewrites := func() (n int64) {
+		for _, p := range fc.peers {
+			n += p.rewrites.Load()
+		}
+		return n
+	}
+	before := rewrites()
 	if _, err := l.RewriteObject(ctx, testBucket, "k", withHeader("X-Amz-Tagging", "a=b")); err != nil {
 		t.Fatalf("rewrite past the leftovers: %v", err)
+	}
+	// One rewrite call per peer: a stale refusal of a rewrite is not
+	// sent again under a new stamp (the version it names stays the same),
+	// the version is read again and then copied.
+	if n := rewrites() - before; n != 6 {
+		t.Fatalf("%d peer rewrite calls, want 6", n)
 	}
 	if info, err := l.HeadObject(ctx, testBucket, "k"); err != nil || info.Headers["X-Amz-Tagging"] != "a=b" {
 		t.Fatalf("after the rewrite: %+v, %v", info, err)

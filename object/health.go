@@ -41,8 +41,6 @@ type health struct {
 type peerHealth struct {
 	lat     []time.Duration // ring of recent latencies
 	next    int
-	sorted  []time.Duration // lat sorted, when not dirty
-	dirty   bool
 	stalled time.Time // when last marked stalled or probed; zero: healthy
 }
 
@@ -81,18 +79,34 @@ func (h *health) observe(id meta.PeerID, d time.Duration) {
 		p.lat[p.next] = d
 		p.next = (p.next + 1) % latencyWindow
 	}
-	p.dirty = true
 }
 
-// p99 is the 99th percentile of p's recent latencies, sorted again only
-// after new samples (a window of latencyWindow sorts in microseconds).
+// p99 is the 99th percentile of p's recent latencies. Every call sizes
+// its deadline with it and every answer adds a sample, so rather than
+// sort the window each time it finds the few largest samples in one pass:
+// in a window of at most latencyWindow the percentile is at most the
+// third largest.
 func (p *peerHealth) p99() time.Duration {
-	if p.dirty {
-		p.sorted = append(p.sorted[:0], p.lat...)
-		slices.Sort(p.sorted)
-		p.dirty = false
+	n := len(p.lat)
+	rank := n - (n-1)*99/100 // the rank-th largest sample
+	var top [3]time.Duration // the largest so far, in descending order
+	if rank > len(top) {
+		sorted := slices.Clone(p.lat)
+		slices.Sort(sorted)
+		return sorted[n-rank]
 	}
-	return p.sorted[(len(p.sorted)-1)*99/100]
+	for _, d := range p.lat {
+		if d <= top[rank-1] {
+			continue
+		}
+		i := rank - 1
+		for i > 0 && top[i-1] < d {
+			top[i] = top[i-1]
+			i--
+		}
+		top[i] = d
+	}
+	return top[rank-1]
 }
 
 // recovered clears id's stall mark: a shard stream to or from it went

@@ -1,6 +1,8 @@
 package object
 
 import (
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -81,5 +83,34 @@ func TestHealthStallHoldAndProbe(t *testing.T) {
 		if got := h.avoid(p); got != s.avoid {
 			t.Fatalf("%s: avoid = %v, want %v", s.what, got, s.avoid)
 		}
+	}
+}
+
+// p99 picks the sample a sort of the window would put at the 99th
+// percentile, for every window length and with ties, without sorting.
+func TestP99MatchesASortedWindow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for n := 1; n <= latencyWindow; n++ {
+		for range 20 {
+			p := &peerHealth{}
+			for range n {
+				p.lat = append(p.lat, time.Duration(rng.IntN(50))*time.Millisecond)
+			}
+			sorted := slices.Sorted(slices.Values(p.lat))
+			if got, want := p.p99(), sorted[(n-1)*99/100]; got != want {
+				t.Fatalf("n=%d: p99 %v, want %v (window %v)", n, got, want, p.lat)
+			}
+		}
+	}
+}
+
+func BenchmarkHealthDeadline(b *testing.B) {
+	h := newHealth(time.Millisecond, time.Second, time.Second, time.Now)
+	for i := range latencyWindow {
+		h.observe("p", time.Duration(i)*time.Microsecond)
+	}
+	for i := 0; b.Loop(); i++ {
+		h.observe("p", time.Duration(i%500)*time.Microsecond)
+		h.deadline("p", time.Second)
 	}
 }

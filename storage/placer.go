@@ -37,16 +37,12 @@ func (s *Store) dropForbidden(cur *meta.Object, now time.Time) error {
 	if cur == nil || cur.Deleted {
 		return nil
 	}
-	st := objectlock.StateOf(cur.Headers)
-	if !st.LegalHold && !st.Retention.Retained(now) {
+	if objectlock.CheckDelete(objectlock.StateOf(cur.Headers), now, false) == nil {
 		return nil
 	}
-	var placed bool
-	var err error
+	placed, err := true, error(nil) // no layout known: assume in place
 	if b := s.placer.Load(); b != nil && b.p != nil {
 		placed, err = b.p.Placed(cur.Bucket, cur.Key, cur.Code.N())
-	} else {
-		placed, err = true, nil // no layout known: assume in place
 	}
 	switch {
 	case err != nil:

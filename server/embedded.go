@@ -254,11 +254,20 @@ func (e *Embedded) Close() error {
 	if e.gw != nil {
 		errs = append(errs, e.gw.Close())
 	}
-	for _, p := range e.peers {
+	// In parallel: each peer's store flushes its index on close.
+	perr := make([]error, len(e.peers))
+	var wg sync.WaitGroup
+	for i, p := range e.peers {
 		if p != nil {
-			errs = append(errs, p.Close())
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				perr[i] = p.Close()
+			}()
 		}
 	}
+	wg.Wait()
+	errs = append(errs, perr...)
 	for _, l := range e.locks {
 		errs = append(errs, l.Unlock())
 	}

@@ -32,6 +32,9 @@ var (
 	// which the error then also wraps as ErrDiskFull). Every later call
 	// fails with it; reopening the store recovers what was durable.
 	ErrIndexFailed = errors.New("index failed")
+	// ErrCloseTimeout: Close gave up waiting for the index to flush and
+	// close (a disk that hangs); every acknowledged write is in its log.
+	ErrCloseTimeout = errors.New("index close timed out")
 )
 
 func invalid(format string, args ...any) error {

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"os"
@@ -36,6 +37,9 @@ type Config struct {
 	// the other stores given it (CacheSize is then ignored).
 	Cache *IndexCache
 
+	// closeWait bounds Close's flush and close of the index (zero:
+	// DefaultCloseWait; tests: a disk that hangs).
+	closeWait time.Duration
 	// fs replaces the filesystem of the index (tests: a crashable one).
 	fs vfs.FS
 	// statfs replaces the filesystem's capacity and free bytes (tests: a
@@ -94,6 +98,8 @@ type Store struct {
 	fullAt   atomic.Int64
 	fullFree atomic.Uint64
 	statfs   func() (capacity, free uint64, err error) // Config.statfs
+	// closeWait is Config.closeWait.
+	closeWait time.Duration
 	// afterMigrateBatch is Config.afterMigrateBatch.
 	afterMigrateBatch func()
 	// placer is the peer's view of the layout (SetPlacer); nil until set.
@@ -124,6 +130,7 @@ func Open(dir string, cfg Config) (*Store, error) {
 		reaper:     newReaper(),
 		afterFunc:  func(d time.Duration, f func()) { time.AfterFunc(d, f) },
 		statfs:     cfg.statfs,
+		closeWait:  cfg.closeWait,
 
 		afterMigrateBatch: cfg.afterMigrateBatch,
 	}
@@ -202,12 +209,44 @@ func (s *Store) Close() error {
 		s.db = nil
 		return fmt.Errorf("close index: %w: %w", ErrIndexFailed, fe)
 	}
-	err := s.db.Close()
+	err := s.closeDB()
 	s.db = nil
-	if err != nil {
-		return fmt.Errorf("close index: %w", err)
+	return err
+}
+
+// DefaultCloseWait bounds how long Close waits for the index to flush its
+// memtables and close.
+const DefaultCloseWait = 10 * time.Second
+
+// closeDB flushes the memtables before closing, so that the next Open
+// finds its records in tables rather than replaying the write-ahead log
+// and flushing it while the first requests wait. Every write is already
+// durable in that log, so the flush only saves time: if the disk hangs
+// and it does not finish in time, Close returns ErrCloseTimeout and
+// leaves the index to finish closing on its own (the process is exiting;
+// the next Open replays the log as it would after a crash).
+func (s *Store) closeDB() error {
+	db, wait := s.db, s.closeWait
+	if wait <= 0 {
+		wait = DefaultCloseWait
 	}
-	return nil
+	done := make(chan error, 1)
+	go func() {
+		ferr := db.Flush()
+		done <- errors.Join(ferr, db.Close())
+	}()
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		if err != nil {
+			return fmt.Errorf("close index: %w", err)
+		}
+		return nil
+	case <-t.C:
+		s.log.Error().Dur("wait", wait).Msg("index did not close in time; its log holds every write")
+		return fmt.Errorf("close index: %w after %s", ErrCloseTimeout, wait)
+	}
 }
 
 // Dir returns the absolute data directory.

@@ -228,7 +228,7 @@ func (l *Layer) opener(v *version, part int) func(context.Context, int, int64, i
 		obs := l.observe(peer, length)
 		observed := func(err error, n int64) {
 			if err == nil && n > 0 {
-				l.health.recovered(peer)
+				l.recovered(peer)
 			}
 			obs(err, n)
 		}
@@ -239,7 +239,7 @@ func (l *Layer) opener(v *version, part int) func(context.Context, int, int64, i
 		// the full PeerTimeout and leaves the peer's health alone.
 		stallAfter, open := l.cfg.StallAfter, l.health.deadline(peer, l.cfg.PeerTimeout)
 		stalled := func() {
-			l.health.stall(peer)
+			l.stall(peer, "a shard read")
 			cancel()
 		}
 		if isQuiet(ctx) {

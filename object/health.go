@@ -111,20 +111,28 @@ func (p *peerHealth) p99() time.Duration {
 
 // recovered clears id's stall mark: a shard stream to or from it went
 // through. Only a stream clears it, since a peer may answer metadata
-// calls while its streams hang.
-func (h *health) recovered(id meta.PeerID) {
+// calls while its streams hang. It reports whether a mark was cleared.
+func (h *health) recovered(id meta.PeerID) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if p, ok := h.peers[id]; ok {
-		p.stalled = time.Time{}
+	p, ok := h.peers[id]
+	if !ok || p.stalled.IsZero() {
+		return false
 	}
+	p.stalled = time.Time{}
+	return true
 }
 
-// stall marks id as stalled now.
-func (h *health) stall(id meta.PeerID) {
+// stall marks id as stalled now. It reports whether id was healthy until
+// then, so that a peer that stays stalled through its probes is reported
+// once, not once per probe.
+func (h *health) stall(id meta.PeerID) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.peer(id).stalled = h.now()
+	p := h.peer(id)
+	first := p.stalled.IsZero()
+	p.stalled = h.now()
+	return first
 }
 
 // avoid reports whether to leave id out of a new operation. Once a
@@ -144,6 +152,25 @@ func (h *health) avoid(id meta.PeerID) bool {
 	}
 	p.stalled = now
 	return false
+}
+
+// stall marks id as stalled, and logs it when the peer was healthy: the
+// writes that leave it out while the mark holds are logged at debug
+// level only (degradedWrite), since one stall would otherwise log a
+// warning per write for the whole hold.
+func (l *Layer) stall(id meta.PeerID, what string) {
+	if l.health.stall(id) {
+		l.log.Warn().Str("peer", string(id)).Str("during", what).Dur("hold", l.cfg.StallHold).
+			Msg("peer stalled: left out of new operations until a probe gets through")
+	}
+}
+
+// recovered clears id's stall mark after a shard stream went through,
+// and logs the recovery of a peer that was marked.
+func (l *Layer) recovered(id meta.PeerID) {
+	if l.health.recovered(id) {
+		l.log.Info().Str("peer", string(id)).Msg("stalled peer answers again")
+	}
 }
 
 // avoided reports whether l should leave peer out of a new operation:

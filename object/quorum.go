@@ -163,7 +163,7 @@ func (l *Layer) graceAfter(start time.Time) <-chan time.Time {
 // stalled.
 func (l *Layer) cutStragglers(peers []meta.PeerID, running map[int]bool, cancels []context.CancelFunc) {
 	for i := range running {
-		l.health.stall(peers[i])
+		l.stall(peers[i], "a call the quorum did without")
 		cancels[i]()
 	}
 }
@@ -216,7 +216,7 @@ func call[T any](ctx context.Context, l *Layer, id meta.PeerID, timeout time.Dur
 			l.health.observe(id, time.Since(start))
 		}
 	case ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded):
-		l.health.stall(id)
+		l.stall(id, "a call past its deadline")
 	}
 	return v, err
 }

@@ -1,6 +1,8 @@
 package object
 
 import (
+	"errors"
+
 	"tessera/meta"
 )
 
@@ -30,7 +32,12 @@ func (l *Layer) queueRepair(it RepairItem) {
 // reaching every peer.
 func (l *Layer) degradedWrite(op, bucket, key string, st meta.Stamp, shards []int, missed map[meta.PeerID]error) {
 	for id, err := range missed {
-		l.log.Warn().Str("op", op).Str("bucket", bucket).Str("key", key).
+		ev := l.log.Warn()
+		if errors.Is(err, errAvoided) {
+			// Left out on purpose: the stall or the death was logged once.
+			ev = l.log.Debug()
+		}
+		ev.Str("op", op).Str("bucket", bucket).Str("key", key).
 			Str("peer", string(id)).Err(err).Msg("write quorum met without this peer")
 	}
 	if key != "" {

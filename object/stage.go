@@ -50,7 +50,7 @@ func (l *Layer) stage(ctx context.Context, ec *erasure.Coder, dist []meta.PeerID
 		sctx, scancel := context.WithCancel(ctx)
 		pipes[i], cancels[i] = pw, scancel
 		writers[i] = prog.writer(i, pw, func(err error) {
-			l.health.stall(id)
+			l.stall(id, "a shard write")
 			scancel()
 			pr.CloseWithError(err)
 		})
@@ -116,7 +116,7 @@ func (l *Layer) awaitStaged(dist []meta.PeerID, errs []error, done <-chan int, c
 			delete(running, i)
 			if errs[i] == nil {
 				ok++
-				l.health.recovered(dist[i])
+				l.recovered(dist[i])
 			}
 			if ok >= quorum && grace == nil && len(running) > 0 {
 				grace = l.graceAfter(start)

@@ -138,6 +138,12 @@
 // record other than a tombstone before anything is written; tombstones,
 // which free space, still go into the reserve.
 //
+// Close flushes the index's memtables before it closes it, so that the
+// next Open has no write-ahead log to replay and flush while the first
+// requests wait. Nothing depends on that flush (every acknowledged write
+// is already in the log), so Close gives up after DefaultCloseWait with
+// ErrCloseTimeout rather than hold a process's exit on a disk that hangs.
+//
 // All methods are safe for concurrent use. A *Store has the method set of
 // object.ShardClient, so it can stand in for a peer in-process.
 package storage

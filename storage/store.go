@@ -100,6 +100,8 @@ type Store struct {
 	statfs   func() (capacity, free uint64, err error) // Config.statfs
 	// closeWait is Config.closeWait.
 	closeWait time.Duration
+	// fs is the index's filesystem (Config.fs, else the OS's).
+	fs vfs.FS
 	// afterMigrateBatch is Config.afterMigrateBatch.
 	afterMigrateBatch func()
 	// placer is the peer's view of the layout (SetPlacer); nil until set.
@@ -131,11 +133,15 @@ func Open(dir string, cfg Config) (*Store, error) {
 		afterFunc:  func(d time.Duration, f func()) { time.AfterFunc(d, f) },
 		statfs:     cfg.statfs,
 		closeWait:  cfg.closeWait,
+		fs:         cfg.fs,
 
 		afterMigrateBatch: cfg.afterMigrateBatch,
 	}
 	if s.grace == 0 {
 		s.grace = DefaultRetireGrace
+	}
+	if s.fs == nil {
+		s.fs = vfs.Default
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -230,9 +236,13 @@ func (s *Store) closeDB() error {
 	if wait <= 0 {
 		wait = DefaultCloseWait
 	}
+	flush := s.flushSafe()
 	done := make(chan error, 1)
 	go func() {
-		ferr := db.Flush()
+		var ferr error
+		if flush {
+			ferr = db.Flush()
+		}
 		done <- errors.Join(ferr, db.Close())
 	}()
 	t := time.NewTimer(wait)
@@ -247,6 +257,19 @@ func (s *Store) closeDB() error {
 		s.log.Error().Dur("wait", wait).Msg("index did not close in time; its log holds every write")
 		return fmt.Errorf("close index: %w after %s", ErrCloseTimeout, wait)
 	}
+}
+
+// flushSafe reports whether Close may flush the index. A flush starts a
+// new write-ahead log, and pebble ends the process when it cannot create
+// one (a fatal error, past any recover); so a store whose index directory
+// is gone (a disk wiped or unmounted under it) or that ran out of space
+// since it opened closes without the flush.
+func (s *Store) flushSafe() bool {
+	if s.fullAt.Load() != 0 {
+		return false
+	}
+	_, err := s.fs.Stat(filepath.Join(s.dir, "index"))
+	return err == nil
 }
 
 // Dir returns the absolute data directory.

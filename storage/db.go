@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -234,7 +235,10 @@ func (e *fatalError) Error() string { return "index failed: " + e.msg }
 func (e *fatalError) Unwrap() error { return e.cause }
 
 // openDB opens (creating) the index in dir.
-func openDB(dir string, cfg Config, log zerolog.Logger) (*pebble.DB, error) {
+// indexDir is the index's directory in the store at dir.
+func indexDir(dir string) string { return filepath.Join(dir, "index") }
+
+func openDB(dir string, fs vfs.FS, cfg Config, log zerolog.Logger) (*pebble.DB, error) {
 	size := cfg.CacheSize
 	if size <= 0 {
 		size = DefaultCacheSize
@@ -245,11 +249,7 @@ func openDB(dir string, cfg Config, log zerolog.Logger) (*pebble.DB, error) {
 		Merger:             counter,
 		Logger:             pebbleLogger{log.With().Str("sub", "pebble").Logger()},
 		FormatMajorVersion: pebble.FormatNewest,
-	}
-	if cfg.fs != nil {
-		opts.FS = cfg.fs
-	} else {
-		opts.FS = vfs.Default
+		FS:                 fs,
 	}
 	db, err := pebble.Open(dir, opts)
 	if err != nil {

@@ -166,7 +166,7 @@ func readIndex(dir string, fn func(pebble.Reader) error) error {
 		}
 		s.dbmu.RUnlock()
 	}
-	idx := filepath.Join(abs, "index")
+	idx := indexDir(abs)
 	if _, err := os.Stat(idx); isNotExist(err) {
 		return errNoIndex
 	}

@@ -100,7 +100,8 @@ type Store struct {
 	statfs   func() (capacity, free uint64, err error) // Config.statfs
 	// closeWait is Config.closeWait.
 	closeWait time.Duration
-	// fs is the index's filesystem (Config.fs, else the OS's).
+	// fs is the index's filesystem (Config.fs, else the OS's): pebble's,
+	// and what Close checks before it flushes.
 	fs vfs.FS
 	// afterMigrateBatch is Config.afterMigrateBatch.
 	afterMigrateBatch func()
@@ -167,7 +168,7 @@ func Open(dir string, cfg Config) (*Store, error) {
 		return nil, err
 	}
 	start := time.Now()
-	if s.db, err = openDB(filepath.Join(abs, "index"), cfg, s.log); err != nil {
+	if s.db, err = openDB(indexDir(abs), s.fs, cfg, s.log); err != nil {
 		return nil, err
 	}
 	s.gen.Store(uint64(time.Now().UnixNano()))
@@ -268,7 +269,7 @@ func (s *Store) flushSafe() bool {
 	if s.fullAt.Load() != 0 {
 		return false
 	}
-	_, err := s.fs.Stat(filepath.Join(s.dir, "index"))
+	_, err := s.fs.Stat(indexDir(s.dir))
 	return err == nil
 }
 

@@ -170,8 +170,34 @@ const MaxVersions = 16
 // MarshalVersions encodes the records of one key, current first, each
 // MarshalObject record after its length as a uvarint.
 func MarshalVersions(os []*Object) ([]byte, error) {
-	if len(os) > MaxVersions {
-		return nil, fmt.Errorf("meta marshal versions: %d records, at most %d", len(os), MaxVersions)
+	return marshalList("versions", os, MaxVersions)
+}
+
+// UnmarshalVersions decodes and verifies what MarshalVersions encoded;
+// any damage, an empty list included, is ErrCorrupt.
+func UnmarshalVersions(b []byte) ([]*Object, error) {
+	return unmarshalList("versions", b, MaxVersions)
+}
+
+// MaxBatch bounds the records one MarshalBatch carries: the keys of one
+// S3 DeleteObjects request.
+const MaxBatch = 1000
+
+// MarshalBatch encodes records of several keys, framed as MarshalVersions
+// frames one key's.
+func MarshalBatch(os []*Object) ([]byte, error) {
+	return marshalList("batch", os, MaxBatch)
+}
+
+// UnmarshalBatch decodes and verifies what MarshalBatch encoded; any
+// damage, an empty list included, is ErrCorrupt.
+func UnmarshalBatch(b []byte) ([]*Object, error) {
+	return unmarshalList("batch", b, MaxBatch)
+}
+
+func marshalList(what string, os []*Object, most int) ([]byte, error) {
+	if len(os) > most {
+		return nil, fmt.Errorf("meta marshal %s: %d records, at most %d", what, len(os), most)
 	}
 	var out []byte
 	for _, o := range os {
@@ -185,14 +211,12 @@ func MarshalVersions(os []*Object) ([]byte, error) {
 	return out, nil
 }
 
-// UnmarshalVersions decodes and verifies what MarshalVersions encoded;
-// any damage, an empty list included, is ErrCorrupt.
-func UnmarshalVersions(b []byte) ([]*Object, error) {
+func unmarshalList(what string, b []byte, most int) ([]*Object, error) {
 	var out []*Object
 	for len(b) > 0 {
 		n, w := binary.Uvarint(b)
-		if w <= 0 || n > uint64(len(b)-w) || len(out) == MaxVersions {
-			return nil, fmt.Errorf("%w: versions framing", ErrCorrupt)
+		if w <= 0 || n > uint64(len(b)-w) || len(out) == most {
+			return nil, fmt.Errorf("%w: %s framing", ErrCorrupt, what)
 		}
 		o, err := UnmarshalObject(b[w : w+int(n)])
 		if err != nil {

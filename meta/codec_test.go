@@ -276,26 +276,39 @@ func TestVersionsRoundTrip(t *testing.T) {
 	if _, err := MarshalVersions(make([]*Object, MaxVersions+1)); err == nil {
 		t.Error("MarshalVersions took more than MaxVersions records")
 	}
+	if _, err := MarshalBatch(make([]*Object, MaxBatch+1)); err == nil {
+		t.Error("MarshalBatch took more than MaxBatch records")
+	}
 }
 
 func FuzzUnmarshalVersions(f *testing.F) {
-	enc, _ := MarshalVersions([]*Object{sampleObject(), sampleObject()})
-	f.Add(enc)
+	fuzzList(f, MarshalVersions, UnmarshalVersions)
+}
+
+func FuzzUnmarshalBatch(f *testing.F) {
+	fuzzList(f, MarshalBatch, UnmarshalBatch)
+}
+
+// fuzzList checks a list decoder: damage is ErrCorrupt, and what decodes
+// encodes and decodes again.
+func fuzzList(f *testing.F, enc func([]*Object) ([]byte, error), dec func([]byte) ([]*Object, error)) {
+	b, _ := enc([]*Object{sampleObject(), sampleObject()})
+	f.Add(b)
 	f.Add([]byte{0})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		os, err := UnmarshalVersions(data)
+		os, err := dec(data)
 		if err != nil {
 			if !errors.Is(err, ErrCorrupt) {
 				t.Fatalf("error not ErrCorrupt: %v", err)
 			}
 			return
 		}
-		again, err := MarshalVersions(os)
+		again, err := enc(os)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if back, err := UnmarshalVersions(again); err != nil || len(back) != len(os) {
-			t.Fatalf("re-encoded versions do not decode: %v", err)
+		if back, err := dec(again); err != nil || len(back) != len(os) {
+			t.Fatalf("re-encoded records do not decode: %v", err)
 		}
 	})
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/cockroachdb/pebble/v2"
+
 	"tessera/meta"
 )
 
@@ -210,11 +212,21 @@ func (s *Store) placeData(o *meta.Object, srcs []string, missing error, same boo
 // The caller holds the key lock and has made durable everything o points
 // at.
 func (s *Store) putRecord(o, cur *meta.Object, plan keepPlan) error {
+	b := s.db.NewBatch()
+	if err := s.stageRecord(b, o, cur, plan); err != nil {
+		b.Close()
+		return err
+	}
+	return s.apply(b)
+}
+
+// stageRecord adds to b the writes that make o the key's record in place
+// of cur (putRecord's, for a batch of several keys).
+func (s *Store) stageRecord(b *pebble.Batch, o, cur *meta.Object, plan keepPlan) error {
 	rec, err := meta.MarshalObject(o)
 	if err != nil {
 		return err
 	}
-	b := s.db.NewBatch()
 	b.Set(objKey(o.Bucket, o.Key), encodeRecord(s.gen.Add(1), len(plan.list) > 0, rec), nil)
 	plan.stage(b, o.Bucket, o.Key)
 	stageTombstone(b, o.Bucket, o.Key, cur, o)
@@ -224,7 +236,7 @@ func (s *Store) putRecord(o, cur *meta.Object, plan keepPlan) error {
 	if d := liveDelta(cur, o); d != 0 {
 		b.Merge(countKey(o.Bucket), delta(d), nil)
 	}
-	return s.apply(b)
+	return nil
 }
 
 // placeParts links srcs[i] into dataDir as part.<parts[i].Number> and adds

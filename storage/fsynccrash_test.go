@@ -238,7 +238,7 @@ func TestFsyncCrash(t *testing.T) {
 				case 0:
 					err = s.Commit(ctx, inlined("bkt", key, st, payload(st)), nil)
 				case 1:
-					err = s.Commit(ctx, object("bkt", key, st), nil)
+					err = commitTombstone(s, w%2 == 1, object("bkt", key, st))
 				default:
 					p := payload(st)
 					var ids []string
@@ -285,6 +285,18 @@ func TestFsyncCrash(t *testing.T) {
 			crashedRecord(t, dst, ifs, fmt.Sprint("key-", w))
 		}
 	}
+}
+
+// commitTombstone commits o by Commit or, batched, by CommitTombstones.
+func commitTombstone(s *Store, batched bool, o *meta.Object) error {
+	if !batched {
+		return s.Commit(ctx, o, nil)
+	}
+	errs, err := s.CommitTombstones(ctx, o.Bucket, []*meta.Object{o})
+	if err != nil {
+		return err
+	}
+	return errs[0]
 }
 
 // crashedRecord opens the store in dir, reads key whole, the versions it

@@ -84,3 +84,14 @@ func sentinelOf(code string) error {
 	}
 	return nil
 }
+
+// statusOfCode returns the status codeOf pairs with a wire code: the
+// status a single call's answer would carry.
+func statusOfCode(code string) int {
+	for _, c := range codes {
+		if c.code == code {
+			return c.status
+		}
+	}
+	return http.StatusInternalServerError
+}

@@ -30,6 +30,7 @@
 //	GET    /v1/shard [bucket key nanos writer part offset length]  shard stream
 //	GET    /v1/list [bucket prefix after limit delimiter] JSON []meta.Entry (folded by delimiter)
 //	GET    /v1/tombstones [bucket before after-nanos after limit] JSON []meta.Entry, oldest first
+//	POST   /v1/tombstones [bucket]  body: meta.MarshalBatch   JSON one error per tombstone (code "" = committed)
 //	PUT    /v1/upload [bucket key upload]  body: record PutUpload
 //	GET    /v1/upload [bucket key upload]  answer: record with parts
 //	DELETE /v1/upload [bucket key upload]               AbortUpload

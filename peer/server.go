@@ -80,6 +80,7 @@ func NewServer(cfg ServerConfig) http.Handler {
 		{"GET " + pathShard, s.readShard},
 		{"GET " + pathList, s.list},
 		{"GET " + pathTombstones, s.listTombstones},
+		{"POST " + pathTombstones, s.commitTombstones},
 		{"GET " + pathUploads, s.listUploads},
 		{"PUT " + pathUpload, s.putUpload},
 		{"GET " + pathUpload, s.getUpload},

@@ -64,11 +64,15 @@ type fakePeer struct {
 	// noFold makes List ignore a delimiter, as peers did before listings
 	// folded (set before use).
 	noFold bool
-	listed atomic.Int64 // entries List returned
+	// beforeBatch, if set, runs as CommitTombstones starts (set before
+	// use).
+	beforeBatch func()
+	listed      atomic.Int64 // entries List returned
 
 	calls    atomic.Int64 // every call made, whatever it did
 	stages   atomic.Int64
-	commits  atomic.Int64
+	commits  atomic.Int64 // records committed, batched ones included
+	batches  atomic.Int64 // CommitTombstones calls
 	rewrites atomic.Int64
 	reads    atomic.Int64
 	metas    atomic.Int64 // ReadMeta and ReadVersions calls
@@ -341,6 +345,40 @@ func (p *fakePeer) Commit(ctx context.Context, o *meta.Object, staged []string) 
 		delete(p.tmp, id)
 	}
 	return nil
+}
+
+// CommitTombstones installs each tombstone as Commit does, with Commit's
+// faults for the whole call.
+func (p *fakePeer) CommitTombstones(ctx context.Context, bucket string, os []*meta.Object) ([]error, error) {
+	f, err := p.enterWrite(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if f == faultFailCommit {
+		return nil, fmt.Errorf("%s: commit tombstones: %w", p.id, errDown)
+	}
+	if f == faultStallReply {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	if p.beforeBatch != nil {
+		p.beforeBatch()
+	}
+	p.batches.Add(1)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.buckets[bucket]; !ok {
+		return nil, meta.ErrBucketNotFound
+	}
+	errs := make([]error, len(os))
+	for i, o := range os {
+		if !o.Deleted || o.Bucket != bucket {
+			return nil, fmt.Errorf("%s: %s/%s: %w", p.id, o.Bucket, o.Key, meta.ErrInvalidArgument)
+		}
+		p.commits.Add(1)
+		errs[i] = p.install(o, map[int][]byte{})
+	}
+	return errs, nil
 }
 
 // Relabel rewrites the record of the version the peer holds with o's

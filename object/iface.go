@@ -35,6 +35,12 @@ type ShardClient interface {
 	// leaves the staged files for a retry under a newer stamp. A tombstone
 	// (o.Deleted) is committed the same way.
 	Commit(ctx context.Context, o *meta.Object, staged []string) error
+	// CommitTombstones commits tombstones of several distinct keys of
+	// bucket (at most meta.MaxBatch) in one durable write: errs[i] is what
+	// Commit would answer for os[i] alone; err fails the whole call, with
+	// nothing committed. A batch delete costs a peer one call and one
+	// fsync instead of one of each per key.
+	CommitTombstones(ctx context.Context, bucket string, os []*meta.Object) (errs []error, err error)
 	// ReadMeta returns the peer's record for the key, tombstones included,
 	// with Inline filled for inlined objects.
 	ReadMeta(ctx context.Context, bucket, key string) (*meta.Object, error)

@@ -30,6 +30,9 @@ type Backend interface {
 	// does not. opts may make it conditional and carry the caller's
 	// consent to lift a governance retention.
 	DeleteObjectWith(ctx context.Context, bucket, key string, opts object.DeleteOptions) error
+	// DeleteObjects deletes distinct keys as DeleteObjectWith does each
+	// without a condition, in one batch, and answers each key's error.
+	DeleteObjects(ctx context.Context, bucket string, keys []string, bypassGovernance bool) []error
 	ListObjects(ctx context.Context, bucket string, opts object.ListOptions) (object.ListResult, error)
 	CopyObject(ctx context.Context, srcBucket, srcKey, dstBucket, dstKey string, opts object.CopyOptions) (object.ObjectInfo, error)
 	// RewriteObject gives the current version of bucket/key the content

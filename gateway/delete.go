@@ -9,6 +9,8 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/rs/zerolog/hlog"
+
+	"tessera/versioning"
 )
 
 const (
@@ -92,11 +94,17 @@ func (g *gateway) deleteObjects(w http.ResponseWriter, r *http.Request) error {
 }
 
 // deleteAll deletes each object with bounded concurrency and returns what
-// each delete did and the per-object errors, in request order. All
-// goroutines end before it returns.
+// each delete did and the per-object errors, in request order. The plain
+// deletes of an unversioned bucket (no version, no ETag condition) go to
+// the backend as one batch, which costs each peer one write for all of
+// them; the rest go one by one. All goroutines end before it returns.
 func (g *gateway) deleteAll(ctx context.Context, bucket string, objs []deleteObjectXML, bypass bool) ([]deleteOutcome, []error) {
 	outs := make([]deleteOutcome, len(objs))
 	errs := make([]error, len(objs))
+	st, stErr := g.versioningStatus(ctx, bucket)
+	plain := stErr == nil && st == versioning.Unversioned
+	var batch []int
+	inBatch := map[string]bool{}
 	sem := make(chan struct{}, deleteParallelism)
 	var wg sync.WaitGroup
 	for i, o := range objs {
@@ -108,6 +116,11 @@ func (g *gateway) deleteAll(ctx context.Context, bucket string, objs []deleteObj
 			errs[i] = apiErr(errInvalidVersionID)
 			continue
 		}
+		if plain && o.VersionID == "" && o.ETag == "" && !inBatch[o.Key] {
+			inBatch[o.Key] = true
+			batch = append(batch, i)
+			continue
+		}
 		sem <- struct{}{}
 		wg.Add(1)
 		go func() {
@@ -115,6 +128,15 @@ func (g *gateway) deleteAll(ctx context.Context, bucket string, objs []deleteObj
 			defer func() { <-sem }()
 			outs[i], errs[i] = g.deleteVersion(ctx, bucket, o.Key, o.VersionID, deleteConditions{ifMatch: o.ETag, size: -1}, bypass)
 		}()
+	}
+	if len(batch) > 0 {
+		keys := make([]string, len(batch))
+		for n, i := range batch {
+			keys[n] = objs[i].Key
+		}
+		for n, err := range g.be.DeleteObjects(ctx, bucket, keys, bypass) {
+			errs[batch[n]] = err
+		}
 	}
 	wg.Wait()
 	return outs, errs

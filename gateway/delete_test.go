@@ -69,6 +69,29 @@ func TestDeleteObjects(t *testing.T) {
 	}
 }
 
+// The plain deletes of a request go to the backend as one batch, each key
+// once; a conditional delete and a repeated key go on their own.
+func TestDeleteObjectsBatched(t *testing.T) {
+	be, h := newTestGateway(t, allowAll{})
+	setup(t, h, "bkt", map[string]string{"a": "1", "b": "2", "c": "3", "keep": "4"})
+	info, _, _ := be.object("bkt", "c")
+	body := fmt.Sprintf(`<Delete><Object><Key>a</Key></Object><Object><Key>b</Key></Object><Object><Key>a</Key></Object>`+
+		`<Object><Key>c</Key><ETag>%s</ETag></Object><Object><Key>gone</Key></Object></Delete>`, quoteETag(info.ETag))
+	var res deleteResult
+	decodeXML(t, mustDo(t, h, req{method: http.MethodPost, target: "/bkt?delete", body: body}), &res)
+	if len(res.Deleted) != 5 || len(res.Errors) != 0 {
+		t.Fatalf("result %+v", res)
+	}
+	if len(be.batched) != 1 || strings.Join(be.batched[0], ",") != "a,b,gone" {
+		t.Errorf("batches %q, want one of a, b and gone", be.batched)
+	}
+	for key, exists := range map[string]bool{"a": false, "b": false, "c": false, "keep": true} {
+		if _, _, ok := be.object("bkt", key); ok != exists {
+			t.Errorf("%s exists=%v", key, ok)
+		}
+	}
+}
+
 func TestDeleteObjectsMalformed(t *testing.T) {
 	be, h := newTestGateway(t, allowAll{})
 	setup(t, h, "bkt", map[string]string{"a": "1"})

@@ -37,6 +37,8 @@ type fakeBackend struct {
 	getFailAfter int64
 	// calls counts mutating calls, so tests can assert nothing happened.
 	calls int
+	// batched holds the keys of each DeleteObjects call.
+	batched [][]string
 }
 
 type fakeBucket struct {

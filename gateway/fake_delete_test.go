@@ -32,3 +32,15 @@ func (f *fakeBackend) DeleteObjectWith(_ context.Context, bucket, key string, op
 	delete(b.objects, key)
 	return nil
 }
+
+// DeleteObjects deletes each key as DeleteObjectWith does.
+func (f *fakeBackend) DeleteObjects(ctx context.Context, bucket string, keys []string, bypass bool) []error {
+	f.mu.Lock()
+	f.batched = append(f.batched, keys)
+	f.mu.Unlock()
+	errs := make([]error, len(keys))
+	for i, k := range keys {
+		errs[i] = f.DeleteObjectWith(ctx, bucket, k, object.DeleteOptions{BypassGovernance: bypass})
+	}
+	return errs
+}

@@ -135,14 +135,8 @@ func (s *Store) installIf(o *meta.Object, srcs []string, missing error, sameOK b
 	if err := s.requireBucket(o.Bucket); err != nil {
 		return err
 	}
-	curVal, cur, err := s.readHead(o.Bucket, o.Key)
-	switch {
-	case errors.Is(err, meta.ErrNotFound):
-	case errors.Is(err, meta.ErrCorrupt):
-		// A damaged record is a missing copy: overwrite it. Its data dir
-		// is unknown and is collected by the sweep after the next Open.
-		s.log.Warn().Err(err).Str("bucket", o.Bucket).Str("key", o.Key).Msg("replacing damaged record")
-	case err != nil:
+	curVal, cur, err := s.replacedHead(o)
+	if err != nil {
 		return err
 	}
 	same := cur != nil && cur.Stamp == o.Stamp
@@ -173,6 +167,22 @@ func (s *Store) installIf(o *meta.Object, srcs []string, missing error, sameOK b
 	}
 	s.retireKept(o.Bucket, o.Key, o, plan.drop)
 	return nil
+}
+
+// replacedHead reads the record o replaces: none when the key has none or
+// its record is damaged (a missing copy, which o overwrites; the damaged
+// record's data dir is unknown and the sweep after the next Open collects
+// it).
+func (s *Store) replacedHead(o *meta.Object) (curVal []byte, cur *meta.Object, err error) {
+	curVal, cur, err = s.readHead(o.Bucket, o.Key)
+	switch {
+	case errors.Is(err, meta.ErrNotFound):
+		return nil, nil, nil
+	case errors.Is(err, meta.ErrCorrupt):
+		s.log.Warn().Err(err).Str("bucket", o.Bucket).Str("key", o.Key).Msg("replacing damaged record")
+		return curVal, nil, nil
+	}
+	return curVal, cur, err
 }
 
 // placeData makes the data dir of o (one with shard files) with srcs

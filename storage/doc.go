@@ -73,7 +73,10 @@
 // covers them all (group commit), so an inlined object or a tombstone
 // costs a share of one fsync instead of the two a record file and its
 // dir used to. A stored object's commit is one syncBatch flush and one
-// shared WAL sync. The staged shard's fsync stays in StageShard, off the
+// shared WAL sync. Group commit only shares an fsync among commits in
+// flight together, a handful at a time; an S3 batch delete's tombstones
+// come in one call instead (CommitTombstones, tombbatch.go), each key
+// decided as Commit decides it, all of them in one synced batch. The staged shard's fsync stays in StageShard, off the
 // key lock, overlapping the other peers' transfers; its bytes go out with
 // O_DIRECT where the filesystem takes it (direct.go), since filling page
 // cache with shard data cost more CPU than the rest of a large PUT.

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -86,12 +85,8 @@ func checkTombstones(bucket string, os []*meta.Object) error {
 // stageTombstoneCommit decides tombstone o against the key's record as
 // installIf does and adds its writes to b. The caller holds the key lock.
 func (s *Store) stageTombstoneCommit(b *pebble.Batch, o *meta.Object) (keepPlan, error) {
-	curVal, cur, err := s.readHead(o.Bucket, o.Key)
-	switch {
-	case errors.Is(err, meta.ErrNotFound):
-	case errors.Is(err, meta.ErrCorrupt):
-		s.log.Warn().Err(err).Str("bucket", o.Bucket).Str("key", o.Key).Msg("replacing damaged record")
-	case err != nil:
+	curVal, cur, err := s.replacedHead(o)
+	if err != nil {
 		return keepPlan{}, err
 	}
 	if cur != nil && !cur.Stamp.Less(o.Stamp) {

@@ -171,13 +171,21 @@ func (l *Layer) newTombBatch(ctx context.Context, bucket string, tombs []*meta.O
 
 // need is how many peers' answers the batch waits for before the grace
 // that cuts the slow rest: every peer but the fewest any one key can do
-// without, so a stalled peer costs no key its quorum.
+// without among the peers it was sent to, so that cutting the rest costs
+// no key its quorum.
 func (b *tombBatch) need() int {
 	slack := len(b.peers)
-	for _, t := range b.tombs {
-		if t != nil {
-			slack = min(slack, len(t.Distribution)-t.Code.WriteQuorum())
+	for k, t := range b.tombs {
+		if t == nil {
+			continue
 		}
+		sent := 0
+		for _, err := range b.ready[k] {
+			if err == nil {
+				sent++
+			}
+		}
+		slack = min(slack, sent-t.Code.WriteQuorum())
 	}
 	return len(b.peers) - max(slack, 0)
 }

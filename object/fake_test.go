@@ -64,9 +64,9 @@ type fakePeer struct {
 	// noFold makes List ignore a delimiter, as peers did before listings
 	// folded (set before use).
 	noFold bool
-	// beforeBatch, if set, runs as CommitTombstones starts (set before
-	// use).
-	beforeBatch func()
+	// beforeBatch, if set, runs as CommitTombstones starts; an error
+	// from it is the call's (set before use).
+	beforeBatch func(ctx context.Context) error
 	listed      atomic.Int64 // entries List returned
 
 	calls    atomic.Int64 // every call made, whatever it did
@@ -362,7 +362,9 @@ func (p *fakePeer) CommitTombstones(ctx context.Context, bucket string, os []*me
 		return nil, ctx.Err()
 	}
 	if p.beforeBatch != nil {
-		p.beforeBatch()
+		if err := p.beforeBatch(ctx); err != nil {
+			return nil, err
+		}
 	}
 	p.batches.Add(1)
 	p.mu.Lock()

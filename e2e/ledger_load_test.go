@@ -133,8 +133,10 @@ func (ld *load) worker(w int, keys []string) {
 		case r < 6:
 			seed := int64(w)<<32 | int64(i)
 			ld.put(gw, key, payload(seed, loadSizes[rnd.IntN(len(loadSizes))]))
-		case r < 8:
+		case r < 7:
 			ld.remove(gw, key)
+		case r < 8:
+			ld.removeBatch(gw, keys, rnd)
 		default:
 			ld.read(gw, key, &ld.reads)
 		}
@@ -187,6 +189,34 @@ func (ld *load) remove(gw int, key string) outcome {
 		return core.RemoveObject(ctx, ld.bucket, key, minio.RemoveObjectOptions{})
 	})
 	return ld.done(start, key, absent, "DELETE", err)
+}
+
+// removeBatch deletes up to three of keys in one DeleteObjects request
+// and records each key's outcome: the batch path commits each peer's
+// share of the tombstones in one write, and each key must still be
+// acknowledged only once its own tombstone is on a write quorum.
+func (ld *load) removeBatch(gw int, keys []string, rnd *mathrand.Rand) {
+	start := time.Now()
+	batch := make([]string, 0, 3)
+	for _, i := range rnd.Perm(len(keys))[:min(3, len(keys))] {
+		batch = append(batch, keys[i])
+	}
+	errs := map[string]error{}
+	ld.call(gw, func(ctx context.Context, core *minio.Core) error {
+		objs := make(chan minio.ObjectInfo, len(batch))
+		for _, k := range batch {
+			objs <- minio.ObjectInfo{Key: k}
+		}
+		close(objs)
+		clear(errs)
+		for e := range core.RemoveObjects(ctx, ld.bucket, objs, minio.RemoveObjectsOptions{}) {
+			errs[e.ObjectName] = e.Err
+		}
+		return errs[batch[0]] // a refused connection fails every key: try the next gateway
+	})
+	for _, k := range batch {
+		ld.done(start, k, absent, "DELETE (batch)", errs[k])
+	}
 }
 
 // done records a write in the ledger and its latency.

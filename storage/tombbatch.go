@@ -12,8 +12,8 @@ import (
 // CommitTombstones commits tombstones of several keys of bucket in one
 // synced index write, so a batch delete costs the peer one fsync rather
 // than one per key. Each is decided as Commit decides it alone (stale,
-// locked, bucket missing), and errs[i] is the answer for os[i]; err is
-// for the whole call (the store closed, a malformed batch, the index
+// locked), and errs[i] is the answer for os[i]; err is for the whole call
+// (the store closed, a malformed batch, the bucket missing, the index
 // write failing), with nothing committed. Concurrent commits of the same
 // keys serialise with these on the keys' locks, as Commit's do.
 func (s *Store) CommitTombstones(ctx context.Context, bucket string, os []*meta.Object) (errs []error, err error) {

@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
+
+	"golang.org/x/sync/errgroup"
 
 	"tessera/meta"
 	"tessera/objectlock"
@@ -69,8 +70,8 @@ func (l *Layer) deleteChunk(ctx context.Context, bucket string, keys []string, e
 		if tombs[k] == nil {
 			continue
 		}
-		err := b.settle(k)
-		if err != nil && b.lostToNewer(k) && ctx.Err() == nil {
+		rs, err := b.settle(k)
+		if err != nil && l.observeStale(rs) && ctx.Err() == nil {
 			err = l.deleteObject(ctx, bucket, keys[k], opts)
 		}
 		if err != nil {
@@ -81,18 +82,12 @@ func (l *Layer) deleteChunk(ctx context.Context, bucket string, keys []string, e
 
 // each runs fn(0..n-1) on at most par goroutines and waits for them.
 func (l *Layer) each(n, par int, fn func(i int)) {
-	sem := make(chan struct{}, par)
-	var wg sync.WaitGroup
+	var g errgroup.Group
+	g.SetLimit(par)
 	for i := range n {
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			fn(i)
-		}()
+		g.Go(func() error { fn(i); return nil })
 	}
-	wg.Wait()
+	g.Wait()
 }
 
 // tombstonesFor resolves each key and returns the tombstone that replaces
@@ -231,16 +226,14 @@ func (b *tombBatch) replies(k int) []reply[struct{}] {
 }
 
 // settle decides key k as commitVersion decides a write: acknowledged on
-// a write quorum, the tombstone settles on the peers that took it.
-func (b *tombBatch) settle(k int) error {
+// a write quorum, the tombstone settles on the peers that took it. It
+// returns the key's replies, whose stale refusals (observeStale) say
+// whether it lost to a newer stamp.
+func (b *tombBatch) settle(k int) ([]reply[struct{}], error) {
 	t, rs := b.tombs[k], b.replies(k)
 	if err := b.l.settleWrite("delete", t.Bucket, t.Key, t.Stamp, rs, t.Code.WriteQuorum()); err != nil {
-		return err
+		return rs, err
 	}
 	b.l.settleAcked(t, rs)
-	return nil
+	return rs, nil
 }
-
-// lostToNewer reports whether peers refused key k's tombstone as stale,
-// advancing the clock past the stamps they name.
-func (b *tombBatch) lostToNewer(k int) bool { return b.l.observeStale(b.replies(k)) }

@@ -3,6 +3,7 @@ package peer
 import (
 	"errors"
 	"net/http"
+	"slices"
 
 	"tessera/meta"
 	"tessera/storage"
@@ -35,14 +36,17 @@ func sentinelOfWire(we wireError) error {
 	return sentinelOf(we.Code)
 }
 
-// codes maps sentinels to stable wire codes and statuses. The first match
-// wins, so more specific sentinels come first. The code strings are part
-// of the wire format: never rename one.
-var codes = []struct {
+// wireCode pairs a sentinel with its wire code and status.
+type wireCode struct {
 	code   string
 	status int
 	err    error
-}{
+}
+
+// codes maps sentinels to stable wire codes and statuses. The first match
+// wins, so more specific sentinels come first. The code strings are part
+// of the wire format: never rename one.
+var codes = []wireCode{
 	{"Unauthorized", http.StatusUnauthorized, ErrUnauthorized},
 	{"Busy", http.StatusServiceUnavailable, ErrBusy},
 	{"ObjectLocked", http.StatusForbidden, meta.ErrObjectLocked},
@@ -77,21 +81,22 @@ func codeOf(err error) (string, int) {
 
 // sentinelOf returns the sentinel for a wire code, nil for unknown codes.
 func sentinelOf(code string) error {
-	for _, c := range codes {
-		if c.code == code {
-			return c.err
-		}
+	if i := codeIndex(code); i >= 0 {
+		return codes[i].err
 	}
 	return nil
+}
+
+// codeIndex is the index of a wire code in codes, -1 if unknown.
+func codeIndex(code string) int {
+	return slices.IndexFunc(codes, func(c wireCode) bool { return c.code == code })
 }
 
 // statusOfCode returns the status codeOf pairs with a wire code: the
 // status a single call's answer would carry.
 func statusOfCode(code string) int {
-	for _, c := range codes {
-		if c.code == code {
-			return c.status
-		}
+	if i := codeIndex(code); i >= 0 {
+		return codes[i].status
 	}
 	return http.StatusInternalServerError
 }

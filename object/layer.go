@@ -130,6 +130,8 @@ type Layer struct {
 	// metaPhaseNs is the moving average of how long a read's first
 	// metadata phase took to settle it (metaHedge).
 	metaPhaseNs atomic.Int64
+	// listTurn rotates the peers a listing asks first (listReadSet).
+	listTurn atomic.Uint64
 
 	winMem *windowMemory // bounds all GETs' chunk buffers
 

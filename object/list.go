@@ -32,11 +32,25 @@ func (l *Layer) listObjects(ctx context.Context, bucket string, opts ListOptions
 	if limit < 0 || limit > DefaultMaxKeys {
 		limit = DefaultMaxKeys
 	}
-	m := l.newMerger(bucket, opts, limit+1)
-	var res ListResult
 	if limit == 0 {
-		return res, nil
+		return ListResult{}, nil
 	}
+	if set, unasked := l.listReadSet(); unasked > 0 {
+		m := l.newMerger(bucket, opts, limit+1)
+		m.readFrom(set, unasked)
+		res, err := m.page(ctx, limit)
+		if err == nil || ctx.Err() != nil {
+			return res, err
+		}
+		// Not decided by the read set, or one of its peers failed: ask
+		// every peer, as the listing's failure rules are written for.
+	}
+	return l.newMerger(bucket, opts, limit+1).page(ctx, limit)
+}
+
+// page merges up to limit items.
+func (m *merger) page(ctx context.Context, limit int) (ListResult, error) {
+	var res ListResult
 	for {
 		e, prefix, ok, err := m.next(ctx)
 		if err != nil {
@@ -54,7 +68,7 @@ func (l *Layer) listObjects(ctx context.Context, bucket string, opts ListOptions
 			res.NextAfter = prefix
 			continue
 		}
-		res.Objects = append(res.Objects, entryInfo(bucket, e))
+		res.Objects = append(res.Objects, entryInfo(m.bucket, e))
 		res.NextAfter = e.Key
 	}
 }
@@ -111,6 +125,10 @@ type merger struct {
 	pending *popped
 	// deleted also yields keys whose newest record is a tombstone.
 	deleted bool
+	// unasked is how many peers a listing from a read set leaves out
+	// (listset.go): it fails with errUndecided rather than decide a key
+	// or a failure without them.
+	unasked int
 	lines   []meta.Entry // pop's scratch: one key's line from each peer
 }
 
@@ -142,6 +160,16 @@ func (l *Layer) newMerger(bucket string, opts ListOptions, batch int) *merger {
 		m.cursors = append(m.cursors, &cursor{peer: p, after: opts.After})
 	}
 	return m
+}
+
+// readFrom makes m list from the given read set only, which leaves out
+// unasked peers.
+func (m *merger) readFrom(set []meta.PeerID, unasked int) {
+	m.cursors = m.cursors[:0]
+	for _, p := range set {
+		m.cursors = append(m.cursors, &cursor{peer: p, after: m.after})
+	}
+	m.unasked, m.tolerate = unasked, 0
 }
 
 // next returns the next item after m.after: a live entry, or a common
@@ -244,6 +272,9 @@ func (m *merger) pop(ctx context.Context) (popped, bool, error) {
 		}
 	}
 	m.lines = es
+	if m.unasked > 0 && !m.decides(es) {
+		return popped{}, false, errUndecided
+	}
 	out := newestEntry(es)
 	if !m.deleted {
 		// What a read would find; the scanner's walk takes the newest
@@ -316,6 +347,9 @@ func (m *merger) refill(ctx context.Context) error {
 		return sc.List(ctx, m.bucket, m.prefix, dry[i].after, m.batch, m.fold())
 	})
 	bucketGone := m.absorb(dry, rs)
+	if m.unasked > 0 && bucketGone > 0 {
+		return errUndecided
+	}
 	if len(m.failures) > m.tolerate {
 		return &QuorumError{Op: "list", Need: len(m.cursors) - m.tolerate,
 			Got: len(m.cursors) - len(m.failures), PerPeer: m.failures}

@@ -12,9 +12,10 @@ import (
 )
 
 // ListObjects returns one page of bucket's live keys and common prefixes
-// in key order. It merges the sorted listings of every peer, keeping the
-// newest stamp per key and hiding tombstones, and tolerates as many failed
-// peers as the default code has parity. MaxKeys 0 yields an empty page;
+// in key order. It merges the sorted listings of the peers, keeping the
+// newest stamp per key and hiding tombstones: first of a read set, then,
+// when that does not decide the page, of every peer (listset.go),
+// tolerating as many failed peers as the default code has parity. MaxKeys 0 yields an empty page;
 // a negative MaxKeys, or one over DefaultMaxKeys, means DefaultMaxKeys.
 func (l *Layer) ListObjects(ctx context.Context, bucket string, opts ListOptions) (ListResult, error) {
 	res, err := l.listObjects(ctx, bucket, opts)

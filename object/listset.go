@@ -37,11 +37,16 @@ func (l *Layer) listReadSet() ([]meta.PeerID, int) {
 		return all, 0
 	}
 	start := int(l.listTurn.Add(1) % uint64(len(all)))
+	order := make([]meta.PeerID, len(all))
+	avoided := make([]bool, len(all)) // asked once: a probe is let through once
+	for i := range all {
+		order[i] = all[(start+i)%len(all)]
+		avoided[i] = l.avoided(order[i])
+	}
 	set := make([]meta.PeerID, 0, r)
-	for _, avoided := range []bool{false, true} { // trusted peers first
-		for i := range all {
-			p := all[(start+i)%len(all)]
-			if len(set) < r && l.avoided(p) == avoided {
+	for _, pass := range []bool{false, true} { // trusted peers first
+		for i, p := range order {
+			if len(set) < r && avoided[i] == pass {
 				set = append(set, p)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"tessera/meta"
 )
@@ -112,5 +113,39 @@ func TestListReadSetDecidesAsEveryPeer(t *testing.T) {
 			}
 		}
 		fc.heal()
+	}
+}
+
+// TestListReadSetAvoidsStalledPeers checks that the read set takes the
+// peers this layer trusts first and names each peer once, also when a
+// stalled peer's hold is over and it is let through as a probe.
+func TestListReadSetAvoidsStalledPeers(t *testing.T) {
+	l, fc := newTestLayer(t)
+	clk := &fakeClock{t: time.Unix(1000, 0)}
+	l.health.now = clk.now
+	ids := fc.ids
+	l.health.stall(ids[0])
+	clk.advance(l.cfg.StallHold + time.Second) // ids[0]'s hold is over: a probe
+	for _, id := range ids[1:4] {
+		l.health.stall(id)
+	}
+	// The next listing's rotation starts at the first peer, so the probe
+	// is met first on the second pass too.
+	l.listTurn.Store(uint64(len(ids) - 1))
+	for turn := range len(ids) {
+		set, unasked := l.listReadSet()
+		seen := map[meta.PeerID]bool{}
+		for _, p := range set {
+			if seen[p] {
+				t.Fatalf("turn %d: read set %v names %s twice", turn, set, p)
+			}
+			seen[p] = true
+		}
+		if len(set) != len(ids)-2 || unasked != 2 || !seen[ids[4]] || !seen[ids[5]] {
+			t.Fatalf("turn %d: read set %v leaving out %d; want four peers with %s and %s", turn, set, unasked, ids[4], ids[5])
+		}
+		if turn == 0 && !seen[ids[0]] {
+			t.Fatalf("read set %v leaves out %s, whose hold is over", set, ids[0])
+		}
 	}
 }

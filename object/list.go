@@ -15,8 +15,9 @@ import (
 // in key order. It merges the sorted listings of the peers, keeping the
 // newest stamp per key and hiding tombstones: first of a read set, then,
 // when that does not decide the page, of every peer (listset.go),
-// tolerating as many failed peers as the default code has parity. MaxKeys 0 yields an empty page;
-// a negative MaxKeys, or one over DefaultMaxKeys, means DefaultMaxKeys.
+// tolerating as many failed peers as the default code has parity.
+// MaxKeys 0 yields an empty page; a negative MaxKeys, or one over
+// DefaultMaxKeys, means DefaultMaxKeys.
 func (l *Layer) ListObjects(ctx context.Context, bucket string, opts ListOptions) (ListResult, error) {
 	res, err := l.listObjects(ctx, bucket, opts)
 	if err != nil {

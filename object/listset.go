@@ -18,10 +18,10 @@ import (
 // that did not is passed over by the read rule (listedVersion) whoever
 // lists it, since the peers not asked are fewer than k. A page with a key
 // the read set does not decide, or one a read-set peer failed or lacked
-// the bucket for, is listed again from every peer. This is how a read's
-// metadata is asked in two phases (metaPhases); a listing's first phase
-// is the one every peer would otherwise run: one index seek per common
-// prefix of a delimiter listing, on every peer.
+// the bucket for, is listed again from every peer. A read's metadata is
+// asked in two phases the same way (metaPhases). What the peers left out
+// are spared is most of a listing's cost: a delimiter listing is one
+// index seek per common prefix on every peer asked.
 
 // errUndecided ends a listing from a read set whose answers do not decide
 // it alone.
